@@ -1,0 +1,52 @@
+"""The bus: the plugin framework's IPC call gates, carried between processes over ZeroMQ.
+
+This package moves named gates and opaque JSON payloads. It knows no tool, capability or
+MCP word: those live in `gates`, which uses only the API exported here.
+"""
+
+from ._config import DEFAULT_ENDPOINT, ENV_BUS, BrokerConfig
+from ._errors import (
+    IpcDisconnectedError,
+    IpcError,
+    IpcHandlerError,
+    IpcLengthMismatchError,
+    IpcNotReadyError,
+    IpcPeerLeftError,
+    IpcRefusedError,
+    IpcTypeMismatchError,
+    IpcValueNullError,
+)
+from ._peer import (
+    CallGateProvider,
+    CallGateSubscriber,
+    PluginInterface,
+    connect,
+    current_caller,
+    resolve_endpoint,
+)
+from ._server import Broker
+from ._wire import GateInfo, SlotInfo
+
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "ENV_BUS",
+    "Broker",
+    "BrokerConfig",
+    "CallGateProvider",
+    "CallGateSubscriber",
+    "GateInfo",
+    "IpcDisconnectedError",
+    "IpcError",
+    "IpcHandlerError",
+    "IpcLengthMismatchError",
+    "IpcNotReadyError",
+    "IpcPeerLeftError",
+    "IpcRefusedError",
+    "IpcTypeMismatchError",
+    "IpcValueNullError",
+    "PluginInterface",
+    "SlotInfo",
+    "connect",
+    "current_caller",
+    "resolve_endpoint",
+]

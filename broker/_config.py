@@ -1,0 +1,101 @@
+"""Frozen configuration of the broker and of a peer, with named defaults.
+
+Only the command line reads the environment; `connect()` reads `XIVMCP_BUS` because that is
+part of its documented API.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from ._errors import IpcRefusedError
+
+DEFAULT_ENDPOINT: Final = "tcp://127.0.0.1:37520"
+ENV_BUS: Final = "XIVMCP_BUS"
+
+HEARTBEAT_INTERVAL: Final = 0.5
+"""Seconds between heartbeats, both ways. Any message counts as one."""
+PEER_TIMEOUT: Final = 2.0
+"""A peer (or the broker) not heard from for this long is dead: well within 3 s."""
+MAX_PAYLOAD: Final = 1024 * 1024
+MAX_ARGS: Final = 8
+MAX_GATE_NAME: Final = 200
+MAX_IN_FLIGHT: Final = 4096
+
+GATE_NAME_RE: Final = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$")
+PEER_NAME_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerConfig:
+    endpoint: str = DEFAULT_ENDPOINT
+    heartbeat_interval: float = HEARTBEAT_INTERVAL
+    peer_timeout: float = PEER_TIMEOUT
+    max_payload: int = MAX_PAYLOAD
+    max_in_flight: int = MAX_IN_FLIGHT
+    allow_remote: bool = False
+    """Bind a non-loopback address. Off by default: the bus has no authentication."""
+
+
+def check_bind_endpoint(endpoint: str, allow_remote: bool = False) -> None:
+    """Refuse to bind anything but loopback or ipc:// unless explicitly allowed."""
+    scheme, sep, rest = endpoint.partition("://")
+    if not sep:
+        raise IpcRefusedError(f"{endpoint!r} is not a ZeroMQ endpoint; use tcp://127.0.0.1:PORT or ipc://PATH.")
+    if scheme in ("ipc", "inproc"):
+        return
+    if scheme != "tcp":
+        raise IpcRefusedError(f"The bus binds tcp:// or ipc:// endpoints, not {scheme}://.")
+    host = rest.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost" or _is_loopback(host) or allow_remote:
+        return
+    raise IpcRefusedError(
+        f"Refusing to bind {endpoint}: the bus has no authentication, so it binds loopback "
+        "(tcp://127.0.0.1:PORT) or ipc:// only. Pass --allow-remote if you really want "
+        "other machines to reach it."
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_gate_name(name: str) -> str | None:
+    """Return why `name` is not a valid gate name, or None."""
+    if not name:
+        return "A gate name may not be empty."
+    if len(name) > MAX_GATE_NAME:
+        return f"The gate name {name[:40]!r}… is {len(name)} characters; the bus allows {MAX_GATE_NAME}."
+    if not GATE_NAME_RE.match(name):
+        return (
+            f"The gate name {name!r} has characters the bus does not carry: use letters, digits "
+            "and '_' in dot-separated parts, such as 'MyPlugin.XivMcp.Invoke'."
+        )
+    return None
+
+
+def check_peer_name(name: str) -> str | None:
+    """Return why `name` is not a valid InternalName, or None."""
+    if not PEER_NAME_RE.match(name):
+        return (
+            f"{name!r} is not a valid InternalName: use 1-64 letters, digits or '_', "
+            "starting with a letter, such as 'MyPlugin'."
+        )
+    return None
+
+
+def owns_gate(peer: str, gate: str) -> bool:
+    return gate.startswith(peer + ".")
+
+
+def ownership_error(peer: str, gate: str) -> str:
+    return (
+        f"{peer} may not provide {gate!r}: a process provides only gates named "
+        f"'{peer}.…' (its InternalName and a dot), such as '{peer}.XivMcp.Invoke'."
+    )

@@ -1,0 +1,80 @@
+"""The broker process: a ROUTER socket, the routing table, and a clock for heartbeats.
+
+`Broker` runs a synchronous loop (`serve_forever`), in the main thread of `xivmcp broker` or in
+a background thread (`start_in_thread`, for tests and embedding).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from ._config import BrokerConfig, check_bind_endpoint
+from ._router import Outgoing, Router
+from ._transport import RouterTransport
+
+log = logging.getLogger("xivmcp.broker")
+
+
+class Broker:
+    """The bus. Binds on construction; `endpoint` is the address actually bound."""
+
+    def __init__(self, config: BrokerConfig | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config or BrokerConfig()
+        check_bind_endpoint(self.config.endpoint, self.config.allow_remote)
+        self.router = Router(self.config)
+        self._clock = clock
+        self._transport = RouterTransport(self.config.endpoint, self.config.max_payload * 2 + 65536)
+        self.endpoint = self._transport.endpoint
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def serve_forever(self) -> None:
+        """Route until `stop()` is called (from any thread) or a signal interrupts."""
+        transport, router, clock = self._transport, self.router, self._clock
+        sweep_every = min(0.25, self.config.heartbeat_interval / 2)
+        next_sweep = clock() + sweep_every
+        log.info("bus listening on %s", self.endpoint)
+        try:
+            while not self._stop.is_set():
+                transport.wait(max(0.0, next_sweep - clock()))
+                while (received := transport.recv_nowait()) is not None:
+                    identity, frames = received
+                    self._deliver(router.handle(identity, frames, clock()))
+                now = clock()
+                if now >= next_sweep:
+                    self._deliver(router.sweep(now))
+                    next_sweep = now + sweep_every
+        finally:
+            self._deliver(router.shutdown())
+            transport.close()
+            log.info("bus on %s stopped", self.endpoint)
+
+    def _deliver(self, items: list[Outgoing]) -> None:
+        while items:
+            failed: list[Outgoing] = []
+            for item in items:
+                why = self._transport.send_nowait(item.identity, item.frames)
+                if why is not None:
+                    log.debug("undeliverable to %r: %s", item.identity, why)
+                    failed.extend(self.router.undeliverable(item, why))
+            items = failed
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def start_in_thread(self) -> Broker:
+        self._thread = threading.Thread(target=self.serve_forever, name="xivmcp-broker", daemon=True)
+        self._thread.start()
+        return self
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def close(self) -> None:
+        """Stop and wait for the loop (thread mode)."""
+        self.stop()
+        self.join(5)

@@ -1,0 +1,200 @@
+"""The bus's wire format: every frame header as a msgspec Struct, in one place.
+
+A bus message is one msgpack header frame (a tagged union, tag field "t") optionally followed
+by one payload frame. The payload is JSON (an argument array for calls and messages, a value
+for results) and is opaque to the broker: it only forwards it and checks its size.
+
+Peer -> broker: Hello, Ping, Bye, Provide, Withdraw, Subscribe, Unsubscribe, Call, Reply,
+Send, Snapshot.  Broker -> peer: Welcome, Refused, NeedHello, Pong, Invoke, Result, Message,
+GateChanged, PeerJoined, PeerLeft, GateTable, Notice.
+
+Fields only ever get added, with defaults (msgspec's schema-evolution rules).
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+import msgspec
+
+PROTOCOL_VERSION: Final = 1
+
+Kind = Literal["func", "action"]
+
+
+class ErrorInfo(msgspec.Struct, frozen=True):
+    """An error as it travels: the IpcError class name and its message."""
+
+    kind: str
+    message: str
+    type_name: str = ""
+    detail: str = ""
+
+
+class SlotInfo(msgspec.Struct, frozen=True):
+    """Who fills a func or action slot of a gate, and its declared signature."""
+
+    provider: str
+    params: tuple[str, ...] = ()
+    returns: str | None = None
+
+
+class GateInfo(msgspec.Struct, frozen=True):
+    """One gate as the broker knows it."""
+
+    name: str
+    func: SlotInfo | None = None
+    action: SlotInfo | None = None
+    subscribers: tuple[str, ...] = ()
+    subscriptions: int = 0
+
+
+# --- peer -> broker -------------------------------------------------------------------------
+
+
+class Hello(msgspec.Struct, tag="hello", tag_field="t", frozen=True):
+    name: str
+    protocol: int
+    incarnation: str
+
+
+class Ping(msgspec.Struct, tag="ping", tag_field="t", frozen=True):
+    pass
+
+
+class Bye(msgspec.Struct, tag="bye", tag_field="t", frozen=True):
+    pass
+
+
+class Provide(msgspec.Struct, tag="provide", tag_field="t", frozen=True):
+    gate: str
+    kind: Kind
+    params: tuple[str, ...] = ()
+    returns: str | None = None
+
+
+class Withdraw(msgspec.Struct, tag="withdraw", tag_field="t", frozen=True):
+    gate: str
+    kind: Kind
+
+
+class Subscribe(msgspec.Struct, tag="sub", tag_field="t", frozen=True):
+    gate: str
+
+
+class Unsubscribe(msgspec.Struct, tag="unsub", tag_field="t", frozen=True):
+    gate: str
+
+
+class Call(msgspec.Struct, tag="call", tag_field="t", frozen=True):
+    id: int
+    gate: str
+    kind: Kind = "func"
+
+
+class Reply(msgspec.Struct, tag="reply", tag_field="t", frozen=True):
+    id: int
+    error: ErrorInfo | None = None
+
+
+class Send(msgspec.Struct, tag="send", tag_field="t", frozen=True):
+    gate: str
+
+
+class Snapshot(msgspec.Struct, tag="snapshot", tag_field="t", frozen=True):
+    pass
+
+
+ToBroker = Hello | Ping | Bye | Provide | Withdraw | Subscribe | Unsubscribe | Call | Reply | Send | Snapshot
+
+# --- broker -> peer -------------------------------------------------------------------------
+
+
+class Welcome(msgspec.Struct, tag="welcome", tag_field="t", frozen=True):
+    name: str
+    broker: str
+    heartbeat: float
+    timeout: float
+    max_payload: int
+    gates: tuple[GateInfo, ...] = ()
+    peers: tuple[str, ...] = ()
+    seq: int = 0
+
+
+class Refused(msgspec.Struct, tag="refused", tag_field="t", frozen=True):
+    error: ErrorInfo
+
+
+class NeedHello(msgspec.Struct, tag="needhello", tag_field="t", frozen=True):
+    broker: str
+
+
+class Pong(msgspec.Struct, tag="pong", tag_field="t", frozen=True):
+    broker: str
+
+
+class Invoke(msgspec.Struct, tag="invoke", tag_field="t", frozen=True):
+    id: int
+    gate: str
+    kind: Kind
+    caller: str
+
+
+class Result(msgspec.Struct, tag="result", tag_field="t", frozen=True):
+    id: int
+    error: ErrorInfo | None = None
+
+
+class Message(msgspec.Struct, tag="msg", tag_field="t", frozen=True):
+    gate: str
+    sender: str
+    seq: int
+
+
+class GateChanged(msgspec.Struct, tag="gate", tag_field="t", frozen=True):
+    gate: GateInfo
+    seq: int
+
+
+class PeerJoined(msgspec.Struct, tag="joined", tag_field="t", frozen=True):
+    name: str
+    seq: int
+
+
+class PeerLeft(msgspec.Struct, tag="left", tag_field="t", frozen=True):
+    name: str
+    reason: str
+    seq: int
+
+
+class GateTable(msgspec.Struct, tag="table", tag_field="t", frozen=True):
+    gates: tuple[GateInfo, ...]
+    peers: tuple[str, ...]
+    seq: int
+
+
+class Notice(msgspec.Struct, tag="notice", tag_field="t", frozen=True):
+    """An error about something that had no reply of its own (a refused Provide, a bad frame)."""
+
+    error: ErrorInfo
+
+
+ToPeer = (
+    Welcome
+    | Refused
+    | NeedHello
+    | Pong
+    | Invoke
+    | Result
+    | Message
+    | GateChanged
+    | PeerJoined
+    | PeerLeft
+    | GateTable
+    | Notice
+)
+
+# Built once: encoding and decoding are on the hot path of every call.
+encode = msgspec.msgpack.Encoder().encode
+decode_to_broker = msgspec.msgpack.Decoder(ToBroker).decode
+decode_to_peer = msgspec.msgpack.Decoder(ToPeer).decode

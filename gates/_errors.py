@@ -1,0 +1,90 @@
+"""The exceptions of the host core.
+
+Every refusal a host gate can make is a :class:`RefusedError`; the gate layer turns it into
+``{"ok": false, "error": str(exc)}``, so each message is a full sentence written for the plugin
+developer who reads it: what was wrong, and what to send instead.
+
+::
+
+    XivMcpError                     anything the host core raises on purpose
+    +-- RefusedError                a request the host refuses; the message is the reply's "error"
+    |   +-- InvalidDocumentError    a JSON document that does not decode (syntax or types)
+    |   +-- DefinitionError         a tool definition that breaks a rule of the contract
+    |   +-- NameTakenError          a tool name that belongs to XIV MCP or to another plugin
+    |   +-- UnknownCapabilityError  a capability id that is not in the catalog
+    |   +-- SettingError            a player setting the host cannot take (critical set to allow)
+    |   +-- DependencyError         a dependency declaration that breaks a rule
+    |   +-- ApprovalError           an unknown approval id, or an answer to a decided approval
+    +-- StoreError                  the policy database cannot be opened or written
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ApprovalError",
+    "DefinitionError",
+    "DependencyError",
+    "InvalidDocumentError",
+    "NameTakenError",
+    "RefusedError",
+    "SettingError",
+    "StoreError",
+    "UnknownCapabilityError",
+    "XivMcpError",
+]
+
+
+class XivMcpError(Exception):
+    """The root of the host core's exceptions."""
+
+
+class RefusedError(XivMcpError):
+    """Raised when the host refuses a request; ``str(exc)`` is what the caller reads."""
+
+
+class InvalidDocumentError(RefusedError):
+    """Raised when a JSON document sent to a gate is not valid JSON or has the wrong shape."""
+
+
+class DefinitionError(RefusedError):
+    """Raised when a tool definition breaks a rule (name, description, schema, capabilities)."""
+
+
+class NameTakenError(RefusedError):
+    """Raised when a plugin registers a name that XIV MCP or another plugin owns."""
+
+    def __init__(self, name: str, *, by_xivmcp: bool) -> None:
+        self.name = name
+        self.by_xivmcp = by_xivmcp
+        if by_xivmcp:
+            message = f"'{name}' is an XIV MCP tool; pick another name (prefix it with your plugin's name)."
+        else:
+            message = (
+                f"'{name}' is already registered by another plugin; "
+                "pick another name (prefix it with your plugin's name)."
+            )
+        super().__init__(message)
+
+
+class UnknownCapabilityError(RefusedError):
+    """Raised when a capability id is not one of the catalog's (see ``XivMcp.ListCapabilities``)."""
+
+    def __init__(self, capability: str, valid: tuple[str, ...]) -> None:
+        self.capability = capability
+        super().__init__(f"Unknown capability '{capability}'. Valid: {', '.join(valid)}.")
+
+
+class SettingError(RefusedError):
+    """Raised when a player setting cannot be applied, such as Allow on a critical capability."""
+
+
+class DependencyError(RefusedError):
+    """Raised when a ``DeclareDependencies`` document breaks a rule."""
+
+
+class ApprovalError(RefusedError):
+    """Raised for an approval id the host does not know, or an answer to a decided approval."""
+
+
+class StoreError(XivMcpError):
+    """Raised when the policy database cannot be opened, migrated or written."""

@@ -1,0 +1,1 @@
+"""The `xivmcp` command line: starts and drives the bus, the host and the game."""
