@@ -15,6 +15,7 @@ developer who reads it: what was wrong, and what to send instead.
     |   +-- SettingError            a player setting the host cannot take (critical set to allow)
     |   +-- DependencyError         a dependency declaration that breaks a rule
     |   +-- ApprovalError           an unknown approval id, or an answer to a decided approval
+    |   +-- HostReplyError          (plugin side) the host answered {"ok": false, "error": ...}
     +-- StoreError                  the policy database cannot be opened or written
 """
 
@@ -24,6 +25,7 @@ __all__ = [
     "ApprovalError",
     "DefinitionError",
     "DependencyError",
+    "HostReplyError",
     "InvalidDocumentError",
     "NameTakenError",
     "RefusedError",
@@ -84,6 +86,10 @@ class DependencyError(RefusedError):
 
 class ApprovalError(RefusedError):
     """Raised for an approval id the host does not know, or an answer to a decided approval."""
+
+
+class HostReplyError(RefusedError):
+    """Raised on the plugin side when a host gate answered ``{"ok": false, "error": ...}``."""
 
 
 class StoreError(XivMcpError):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from broker import DEFAULT_ENDPOINT, ENV_BUS
 
-from . import _bus_cli
+from . import _bus_cli, _player_cli, _up_cli
 from ._common import default_data_dir
 
 
@@ -35,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="xivmcp", description="XIV MCP's plugin IPC across processes: bus, host and tools."
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    _up_cli.add_parsers(sub, common)
     _bus_cli.add_parsers(sub, common)
+    _player_cli.add_parsers(sub, common)
     return parser
 
 

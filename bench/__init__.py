@@ -1,0 +1,1 @@
+"""Benchmarks for the bus; run `python -m bench.bus` (see its --help)."""

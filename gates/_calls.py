@@ -1,0 +1,238 @@
+"""Calls of third-party tools: a plugin's Invoke gate, pending calls, Cancel and the grace period.
+
+    invoke ──► {"result": …}            done
+           ├─► {"error": "…"}          done (the assistant reads the message)
+           └─► {"pending": true}       waits for CompleteCall / FailCall, however long it takes
+    the caller gives up ──► Cancel(callId), then up to two minutes for the plugin to finish
+
+CompleteCall and FailCall are accepted from inside Invoke, before it replies: the outcome they
+set wins over the reply. Only the plugin that owns a call can finish it or report on it.
+Deadlines are measured on the host's `Clock`, and enforced by `expire_due()`, which the host
+calls periodically, so tests move a manual clock instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+import msgspec
+
+from broker import CallGateSubscriber, IpcError, IpcNotReadyError, IpcPeerLeftError, PluginInterface
+
+from ._clock import Clock
+from ._contract import InvokeError, InvokePending, InvokeResult, PluginGate, decode_invoke_reply, plugin_gate
+from ._errors import InvalidDocumentError, RefusedError
+
+log = logging.getLogger("gates.calls")
+
+CANCEL_GRACE: Final = 120.0
+"""After a Cancel, how long XIV MCP waits for the plugin's CompleteCall or FailCall."""
+PROGRESS_LIMIT: Final = 300
+CANCELLED: Final = "Cancelled."
+
+_decode_any = msgspec.json.Decoder().decode
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """How a call ended: a result, or an error message written for the assistant."""
+
+    result: Any = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(slots=True)
+class _Call:
+    id: str
+    owner: str
+    tool: str
+    on_progress: Callable[[str], None] | None
+    done: anyio.Event = field(default_factory=anyio.Event)
+    outcome: CallOutcome | None = None
+    cancel_deadline: float | None = None
+
+    def finish(self, outcome: CallOutcome) -> bool:
+        if self.outcome is not None:
+            return False
+        self.outcome = outcome
+        self.done.set()
+        return True
+
+
+class PluginCalls:
+    """Every call of a plugin's tool that is under way."""
+
+    def __init__(
+        self,
+        pi: PluginInterface,
+        task_group: anyio.abc.TaskGroup,
+        clock: Clock,
+        on_finished: Callable[[str, str, str, CallOutcome], None] | None = None,
+        cancel_grace: float = CANCEL_GRACE,
+    ) -> None:
+        self._pi = pi
+        self._tg = task_group
+        self._clock = clock
+        self._on_finished = on_finished
+        self._grace = cancel_grace
+        self._calls: dict[str, _Call] = {}
+        self._next = 0
+
+    def owner_of(self, call_id: str) -> str | None:
+        call = self._calls.get(call_id)
+        return None if call is None else call.owner
+
+    def tool_of(self, call_id: str) -> str | None:
+        call = self._calls.get(call_id)
+        return None if call is None else call.tool
+
+    @property
+    def running(self) -> int:
+        return len(self._calls)
+
+    async def invoke(
+        self, owner: str, tool: str, args_json: str, *, on_progress: Callable[[str], None] | None = None
+    ) -> CallOutcome:
+        """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background."""
+        self._next += 1
+        call = _Call(f"c{self._next}", owner, tool, on_progress)
+        self._calls[call.id] = call
+        try:
+            await self._invoke(call, args_json)
+            await call.done.wait()
+        except anyio.get_cancelled_exc_class():
+            self._cancel(call)
+            raise
+        assert call.outcome is not None
+        self._forget(call)
+        return call.outcome
+
+    async def _invoke(self, call: _Call, args_json: str) -> None:
+        gate = plugin_gate(call.owner, PluginGate.INVOKE)
+        try:
+            text = await self._pi.get_ipc_subscriber(gate).invoke_func(call.id, call.tool, args_json)
+        except IpcPeerLeftError:
+            call.finish(CallOutcome(error=f"The {call.owner} plugin was unloaded during the call."))
+            return
+        except IpcNotReadyError:
+            call.finish(CallOutcome(error=f"The {call.owner} plugin is not loaded (no {gate} gate); try again later."))
+            return
+        except IpcError as exc:
+            call.finish(CallOutcome(error=f"{call.owner} could not run {call.tool}: {exc}"))
+            return
+        try:
+            reply = decode_invoke_reply(text, call.owner)
+        except InvalidDocumentError as exc:
+            call.finish(CallOutcome(error=str(exc)))
+            return
+        match reply:
+            case InvokeResult():
+                call.finish(CallOutcome(result=reply.result))
+            case InvokeError():
+                call.finish(CallOutcome(error=reply.error))
+            case InvokePending():
+                pass  # CompleteCall / FailCall finish it (maybe already did, from inside Invoke)
+
+    def _cancel(self, call: _Call) -> None:
+        """The caller gave up: tell the plugin, and give it two minutes to finish."""
+        if call.outcome is not None:
+            self._forget(call)
+            return
+        call.cancel_deadline = self._clock.now() + self._grace
+        gate = self._pi.get_ipc_subscriber(plugin_gate(call.owner, PluginGate.CANCEL))
+        if gate.has_action():
+            # Fire and forget: this runs while the caller's scope is being cancelled.
+            self._tg.start_soon(self._send_cancel, gate, call.id)
+
+    async def _send_cancel(self, gate: CallGateSubscriber, call_id: str) -> None:
+        try:
+            await gate.invoke_action(call_id)
+        except IpcError as exc:
+            log.info("Cancel(%s) did not reach the plugin: %s", call_id, exc)
+
+    def cancel(self, call_id: str) -> bool:
+        """Cancel a running call (a job being paused or cancelled)."""
+        call = self._calls.get(call_id)
+        if call is None or call.outcome is not None:
+            return False
+        self._cancel(call)
+        return True
+
+    def _forget(self, call: _Call) -> None:
+        if self._calls.get(call.id) is call:
+            del self._calls[call.id]
+        if self._on_finished is not None and call.outcome is not None:
+            self._on_finished(call.id, call.owner, call.tool, call.outcome)
+
+    # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
+
+    def _own_call(self, caller: str, call_id: str) -> _Call:
+        call = self._calls.get(call_id)
+        if call is None or call.outcome is not None:
+            raise RefusedError(
+                f"There is no pending call {call_id!r}: it already finished, was never started, or XIV MCP "
+                "stopped waiting for it (two minutes after a Cancel)."
+            )
+        if call.owner != caller:
+            raise RefusedError(
+                f"The call {call_id!r} belongs to {call.owner}; {caller} can only finish or report on its own calls."
+            )
+        return call
+
+    def complete(self, caller: str, call_id: str, result_json: str | None) -> None:
+        call = self._own_call(caller, call_id)
+        try:
+            result = _decode_any(result_json) if result_json and result_json.strip() else None
+        except msgspec.DecodeError as exc:
+            raise InvalidDocumentError(
+                f"The result for {call_id!r} is not valid JSON ({exc}). Send the result itself, "
+                'such as {"kills": 31}, not wrapped in {"result": …}; the call is still pending.'
+            ) from None
+        call.finish(CallOutcome(result=result))
+        if call.cancel_deadline is not None:
+            self._forget(call)
+
+    def fail(self, caller: str, call_id: str, message: str | None) -> None:
+        call = self._own_call(caller, call_id)
+        call.finish(CallOutcome(error=(message or "").strip() or "Failed."))
+        if call.cancel_deadline is not None:
+            self._forget(call)
+
+    def progress(self, caller: str, call_id: str, text: str | None) -> bool:
+        """Pass a progress line on; False when nobody listens (a direct call)."""
+        call = self._own_call(caller, call_id)
+        line = (text or "").strip()[:PROGRESS_LIMIT]
+        if call.on_progress is None or not line:
+            return False
+        call.on_progress(line)
+        return True
+
+    # --- the host's housekeeping -----------------------------------------------------------
+
+    def plugin_left(self, owner: str) -> None:
+        for call in [c for c in self._calls.values() if c.owner == owner]:
+            call.finish(CallOutcome(error=f"The {owner} plugin was unloaded during the call."))
+            if call.cancel_deadline is not None:
+                self._forget(call)
+
+    def disposing(self) -> None:
+        for call in list(self._calls.values()):
+            call.finish(CallOutcome(error="XIV MCP is shutting down; the call was stopped."))
+            self._forget(call)
+
+    def expire_due(self) -> None:
+        """Stop waiting for cancelled calls whose two minutes are up."""
+        now = self._clock.now()
+        for call in [c for c in self._calls.values() if c.cancel_deadline is not None and c.cancel_deadline <= now]:
+            log.warning("%s did not finish cancelled call %s of %s within two minutes", call.owner, call.id, call.tool)
+            call.finish(CallOutcome(error=CANCELLED))
+            self._forget(call)

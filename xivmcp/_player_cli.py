@@ -1,0 +1,155 @@
+"""The player's commands (the game's /xivmcp window) and `xivmcp call` (as the assistant would).
+
+Each command connects to the bus, sends one command to the host's `XivMcp.Player` gate with the
+player key from the data dir, prints the answer, and exits 1 with the host's message on a refusal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from broker import connect
+from gates import PLAYER_GATE, read_player_key
+
+from ._common import cli_peer_name, print_err, run_async
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+    out = argparse.ArgumentParser(add_help=False)
+    out.add_argument("--json", action="store_true", help="print the host's JSON answer")
+
+    def command(name: str, help_text: str, build: Any) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, parents=[common, out], help=help_text)
+        p.set_defaults(func=lambda args: _send(args, build(args)))
+        return p
+
+    command("plugins", "each plugin: state, tools, capability modes, what it awaits", lambda a: {"cmd": "plugins"})
+    for name, cmd, text in (
+        ("enable", "enable", "enable a plugin (its tools may run)"),
+        ("keep-disabled", "keep_disabled", "keep a plugin disabled (not asked again until it grows)"),
+        ("consent", "consent", "accept a plugin's grown registration"),
+        ("lift", "lift", "lift a plugin's suspension"),
+    ):
+        p = command(name, text, lambda a, cmd=cmd: {"cmd": cmd, "plugin": a.plugin})
+        p.add_argument("plugin", help="the plugin's InternalName")
+    p = command(
+        "mode",
+        "set a capability or a tool of a plugin to allow, ask, deny (or default)",
+        lambda a: {"cmd": "mode", "plugin": a.plugin, "target": a.target, "mode": a.mode},
+    )
+    p.add_argument("plugin")
+    p.add_argument("target", help="a capability id (spend_gil, …) or one of the plugin's tool names")
+    p.add_argument("mode", choices=["allow", "ask", "deny", "default"])
+    command("approvals", "the approvals waiting for the player", lambda a: {"cmd": "approvals"})
+    p = command(
+        "approve",
+        "approve a waiting approval (once, for this session, or always)",
+        lambda a: {
+            "cmd": "answer",
+            "approvalId": a.approval_id,
+            "answer": "approve_session" if a.session else "always_allow" if a.always else "approve_once",
+        },
+    )
+    p.add_argument("approval_id")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--session", action="store_true", help="approve for this session")
+    scope.add_argument("--always", action="store_true", help="always allow this tool")
+    p = command(
+        "decline",
+        "decline a waiting approval",
+        lambda a: {"cmd": "answer", "approvalId": a.approval_id, "answer": "decline"},
+    )
+    p.add_argument("approval_id")
+    p = command(
+        "audit", "the audit log's last entries", lambda a: {"cmd": "audit", "plugin": a.plugin, "limit": a.limit}
+    )
+    p.add_argument("--plugin", default=None)
+    p.add_argument("-n", "--limit", type=int, default=50)
+    p = command(
+        "call",
+        "call a tool as the assistant would (through the permission gate)",
+        lambda a: {"cmd": "call", "tool": a.tool, "arguments": _arguments(a.arguments)},
+    )
+    p.add_argument("tool")
+    p.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
+    p = command(
+        "advance-clock",
+        "move a --test-clock host's clock forward (tests)",
+        lambda a: {"cmd": "advance_clock", "seconds": a.seconds},
+    )
+    p.add_argument("seconds", type=float)
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise SystemExit(f"ARGS_JSON is not JSON ({exc}); pass an object such as '{{\"x\": 21.4}}'.") from None
+    if not isinstance(value, dict):
+        raise SystemExit("ARGS_JSON must be a JSON object, such as '{\"x\": 21.4}'.")
+    return value
+
+
+def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
+    try:
+        key = read_player_key(Path(args.data_dir))
+    except FileNotFoundError as exc:
+        print_err(str(exc))
+        return 2
+
+    async def run() -> int:
+        async with connect(args.bus, cli_peer_name()) as pi:
+            gate = pi.get_ipc_subscriber(PLAYER_GATE)
+            text = await gate.invoke_func(key, json.dumps(command))
+        reply: dict[str, Any] = json.loads(text)
+        if not reply.get("ok"):
+            print_err(str(reply.get("error")))
+            return 1
+        if reply.get("isError"):
+            print_err(str(reply.get("error")))
+            return 1
+        if args.json:
+            print(json.dumps(reply, indent=2))
+        else:
+            _print(command["cmd"], reply)
+        return 0
+
+    return run_async(run)
+
+
+def _print(cmd: str, reply: dict[str, Any]) -> None:
+    if cmd == "plugins":
+        if not reply["plugins"]:
+            print("no third-party plugins yet")
+        for p in reply["plugins"]:
+            connected = "connected" if p["connected"] else "not connected"
+            print(f"{p['name']}: {p['state']} ({connected})")
+            if p.get("suspendReason"):
+                print(f"  suspended: {p['suspendReason']}")
+            if p.get("awaits"):
+                aw = p["awaits"]
+                print(f"  awaits the player: new tools {aw['newTools']}, new capabilities {aw['newCapabilities']}")
+            for c in p["capabilities"]:
+                print(f"  capability {c['id']}: {c['mode']}")
+            for t in p["tools"]:
+                kind = "read-only" if t["readOnly"] else ", ".join(t["capabilities"])
+                print(f"  tool {t['name']}: {t['mode']} ({kind})")
+    elif cmd == "approvals":
+        if not reply["approvals"]:
+            print("no approvals waiting")
+        for a in reply["approvals"]:
+            print(
+                f"{a['approvalId']}: {a['plugin']} {a['tool']} [{a['capability']}] {a['summary']}"
+                f" ({a['secondsLeft']} s left)"
+            )
+    elif cmd == "audit":
+        for e in reply["entries"]:
+            print(json.dumps(e))
+    elif cmd == "call":
+        result = reply.get("result")
+        print(result if isinstance(result, str) else json.dumps(result))
+    else:
+        print(json.dumps({k: v for k, v in reply.items() if k != "ok"}))
