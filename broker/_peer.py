@@ -18,7 +18,7 @@ import inspect
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +57,8 @@ log = logging.getLogger("xivmcp.bus")
 
 Handler = Callable[..., Any]
 """A gate handler or message callback: called with the gate's arguments; may be async."""
+
+_TaskFunc = Callable[..., Coroutine[Any, Any, None]]
 
 _caller: contextvars.ContextVar[str] = contextvars.ContextVar("xivmcp_bus_caller", default="")
 
@@ -118,6 +120,7 @@ class PluginInterface:
         self._peers: set[str] = set()
         self._peer_listeners: list[Callable[[str, bool, str], Any]] = []
         self._table_waiters: list[asyncio.Future[None]] = []
+        self._to_start: asyncio.Queue[tuple[contextvars.Context, _TaskFunc, tuple[Any, ...]]] = asyncio.Queue()
         self._closed = False
 
     # --- public API ------------------------------------------------------------------------
@@ -190,6 +193,10 @@ class PluginInterface:
         await waiter
         return self.gates()
 
+    async def flush(self) -> None:
+        """Wait until the broker has processed everything this process sent so far."""
+        await self.list_gates()
+
     # --- calls -----------------------------------------------------------------------------
 
     async def _invoke(self, gate: str, kind: w.Kind, args: tuple[object, ...]) -> Any:
@@ -240,8 +247,8 @@ class PluginInterface:
 
     def _send_quietly(self, frames: list[bytes]) -> None:
         """Send control traffic (hello, ping, restore) that may fail while disconnected."""
-        if self._transport is None:
-            return
+        if self._transport is None or self._closed:
+            return  # closed: a task that had already woken up (heartbeat, handler) sends nothing
         try:
             self._transport.send(frames)
         except TransportBusyError:
@@ -342,8 +349,8 @@ class PluginInterface:
                 self._reply_error(msg.id, _handler_error(msg.gate, exc))
                 return
             if inspect.isawaitable(outcome):
-                # start_soon copies the context now, so the task still sees the caller.
-                self._tg.start_soon(self._finish_async, msg, slot, outcome, name=f"bus:{msg.gate}")
+                # _start_task keeps the context of now, so the task still sees the caller.
+                self._start_task(self._finish_async, msg, slot, outcome)
             else:
                 self._reply_value(msg, slot, outcome)
         finally:
@@ -405,13 +412,27 @@ class PluginInterface:
             log.exception("%s: a callback for %s raised", self.name, what)
             return
         if inspect.isawaitable(outcome):
-            self._tg.start_soon(self._await_callback, outcome, what)
+            self._start_task(self._await_callback, outcome, what)
 
     async def _await_callback(self, outcome: Awaitable[Any], what: str) -> None:
         try:
             await outcome
         except Exception:
             log.exception("%s: a callback for %s raised", self.name, what)
+
+    def _start_task(self, func: _TaskFunc, *args: Any) -> None:
+        """Run `func(*args)` as a task of this connection, in the current context.
+
+        Frames arrive in a loop callback (the socket's reader), outside any task, where anyio
+        cannot tell which event loop runs (unless started by `anyio.run`), so `start_soon`
+        would fail there. `_run_tasks`, itself a task, starts it instead.
+        """
+        self._to_start.put_nowait((contextvars.copy_context(), func, args))
+
+    async def _run_tasks(self) -> None:
+        while True:
+            context, func, args = await self._to_start.get()
+            context.run(self._tg.start_soon, func, *args)
 
     def _notify_peer(self, name: str, joined: bool, reason: str) -> None:
         for callback in list(self._peer_listeners):
@@ -430,9 +451,18 @@ class PluginInterface:
         )
 
     def _on_welcome(self, msg: w.Welcome) -> None:
+        conn = self._conn
+        if self._connected and msg.broker == conn.broker:
+            # The answer to a second Hello sent while waiting for the first Welcome: the broker
+            # has already forgotten everything this process sent before that Hello, and what it
+            # sent since (calls, its restore) comes after it. Take the fresh table, keep the rest.
+            self._gates = {g.name: g for g in msg.gates}
+            self._peers = set(msg.peers)
+            conn.seq = msg.seq
+            self._changed()
+            return
         if self._connected:
             self._fail_calls("the connection to the broker was renewed during the call")
-        conn = self._conn
         reconnect = conn.ever_connected
         conn.broker, conn.heartbeat, conn.timeout = msg.broker, msg.heartbeat, msg.timeout
         conn.max_payload, conn.seq, conn.refused, conn.ever_connected = msg.max_payload, msg.seq, None, True
@@ -486,6 +516,7 @@ class PluginInterface:
     async def _start(self, connect_timeout: float) -> None:
         self._transport = DealerTransport(self.endpoint, self._on_frames, MAX_PAYLOAD * 2 + 65536)
         self._tg.start_soon(self._heartbeat, name="bus heartbeat")
+        self._tg.start_soon(self._run_tasks, name="bus tasks")
         self._hello()
         with anyio.move_on_after(connect_timeout):
             await self.wait_until(lambda: self._connected or self._conn.refused is not None)
@@ -623,11 +654,21 @@ async def connect(
     problem = check_peer_name(name)
     if problem:
         raise IpcRefusedError(problem)
-    async with anyio.create_task_group() as tg:
-        pi = PluginInterface(resolve_endpoint(endpoint), name, tg)
-        try:
-            await pi._start(connect_timeout)
-            yield pi
-        finally:
-            pi._close()
-            tg.cancel_scope.cancel()
+    error: BaseException | None = None
+    try:
+        async with anyio.create_task_group() as tg:
+            pi = PluginInterface(resolve_endpoint(endpoint), name, tg)
+            try:
+                await pi._start(connect_timeout)
+                yield pi
+            finally:
+                pi._close()
+                tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The task group wraps what `_start` or the caller's block raised; callers expect the
+        # error itself (an IpcRefusedError, their own exception), not a group of one.
+        if len(group.exceptions) != 1:
+            raise
+        error = group.exceptions[0]
+    if error is not None:
+        raise error  # outside the except block, so its context stays what it was

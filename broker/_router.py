@@ -208,6 +208,7 @@ class Router:
             self._refuse(identity, problem)
             return
         holder = self._by_name.get(msg.name)
+        old_identity = identity
         if holder is not None and holder.identity != identity:
             if holder.incarnation != msg.incarnation:
                 self._refuse(
@@ -219,6 +220,7 @@ class Router:
                 )
                 return
             # The same process on a new connection: move its state to the new identity.
+            old_identity = holder.identity
             del self._by_identity[holder.identity]
             holder.identity = identity
             self._by_identity[identity] = holder
@@ -227,10 +229,13 @@ class Router:
             self._remove_peer(peer, f"{peer.name} reconnected as {msg.name}")
             peer = None
         joined = peer is None
+        changed: list[_Gate] = []
         if peer is None:
             peer = _Peer(name=msg.name, identity=identity, incarnation=msg.incarnation, last_seen=now)
             self._by_identity[identity] = peer
             self._by_name[msg.name] = peer
+        else:
+            changed = self._new_session(peer, old_identity)
         peer.last_seen = now
         peer.seq = 0
         self._send(
@@ -246,11 +251,27 @@ class Router:
                 seq=0,
             ),
         )
+        for gate in changed:
+            self._gate_changed(gate)
         if joined:
             for other in self._by_identity.values():
                 if other is not peer:
                     other.seq += 1
                     self._send(other.identity, w.PeerJoined(name=peer.name, seq=other.seq))
+
+    def _new_session(self, peer: _Peer, old_identity: bytes) -> list[_Gate]:
+        """A known process said Hello again. After the Welcome it fails its own calls in flight
+        and re-sends every Provide and Subscribe it holds, so forget the old session's calls and
+        subscriptions (else they would count twice). Returns the gates whose subscribers changed."""
+        for call_id, pending in list(self._pending.items()):
+            if pending.caller == old_identity:
+                del self._pending[call_id]  # its caller gave up on it; drop the late reply
+        peer.in_flight = 0
+        changed = [gate for gate in self._gates.values() if gate.subscribers.pop(peer.name, 0)]
+        for gate in changed:
+            if gate.empty():
+                del self._gates[gate.name]  # so the Welcome does not list it
+        return changed
 
     def _remove_peer(self, peer: _Peer, reason: str) -> None:
         self._by_identity.pop(peer.identity, None)
