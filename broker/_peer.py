@@ -120,7 +120,7 @@ class PluginInterface:
         self._peers: set[str] = set()
         self._peer_listeners: list[Callable[[str, bool, str], Any]] = []
         self._table_waiters: list[asyncio.Future[None]] = []
-        self._to_start: asyncio.Queue[tuple[contextvars.Context, _TaskFunc, tuple[Any, ...]]] = asyncio.Queue()
+        self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
 
     # --- public API ------------------------------------------------------------------------
@@ -424,15 +424,14 @@ class PluginInterface:
         """Run `func(*args)` as a task of this connection, in the current context.
 
         Frames arrive in a loop callback (the socket's reader), outside any task, where anyio
-        cannot tell which event loop runs (unless started by `anyio.run`), so `start_soon`
-        would fail there. `_run_tasks`, itself a task, starts it instead.
+        cannot tell which event loop runs (unless started by `anyio.run`), so its `start_soon`
+        would fail there. The bus needs asyncio anyway (for the socket's descriptor), so this
+        creates an asyncio task directly: no extra hop through another task. `_close` cancels
+        what is still running; the functions passed here catch their own exceptions.
         """
-        self._to_start.put_nowait((contextvars.copy_context(), func, args))
-
-    async def _run_tasks(self) -> None:
-        while True:
-            context, func, args = await self._to_start.get()
-            context.run(self._tg.start_soon, func, *args)
+        task = self._loop.create_task(func(*args), context=contextvars.copy_context())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _notify_peer(self, name: str, joined: bool, reason: str) -> None:
         for callback in list(self._peer_listeners):
@@ -516,7 +515,6 @@ class PluginInterface:
     async def _start(self, connect_timeout: float) -> None:
         self._transport = DealerTransport(self.endpoint, self._on_frames, MAX_PAYLOAD * 2 + 65536)
         self._tg.start_soon(self._heartbeat, name="bus heartbeat")
-        self._tg.start_soon(self._run_tasks, name="bus tasks")
         self._hello()
         with anyio.move_on_after(connect_timeout):
             await self.wait_until(lambda: self._connected or self._conn.refused is not None)
@@ -531,10 +529,12 @@ class PluginInterface:
     def _close(self) -> None:
         if self._closed:
             return
-        self._closed = True
         if self._connected:
             self._send_quietly([w.encode(w.Bye())])
+        self._closed = True
         self._connected = False
+        for task in list(self._tasks):
+            task.cancel()
         self._fail_calls(f"{self.name} closed its connection")
         if self._transport is not None:
             self._transport.close()

@@ -40,9 +40,14 @@ class Broker:
         try:
             while not self._stop.is_set():
                 transport.wait(max(0.0, next_sweep - clock()))
+                # Read everything queued, then send everything: fewer wake-ups of ZeroMQ's
+                # I/O thread than alternating one receive and one send.
+                outgoing: list[Outgoing] = []
+                now = clock()
                 while (received := transport.recv_nowait()) is not None:
                     identity, frames = received
-                    self._deliver(router.handle(identity, frames, clock()))
+                    outgoing += router.handle(identity, frames, now)
+                self._deliver(outgoing)
                 now = clock()
                 if now >= next_sweep:
                     self._deliver(router.sweep(now))

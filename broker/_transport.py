@@ -25,6 +25,26 @@ from typing import Final
 import zmq
 
 _HWM: Final = 100_000
+# Plain ints: pyzmq's flag enums cost a Python-level `__or__`/`__call__` on every send.
+_NOBLOCK: Final = int(zmq.NOBLOCK)
+_MORE_NOBLOCK: Final = int(zmq.SNDMORE | zmq.NOBLOCK)
+_RCVMORE: Final = int(zmq.RCVMORE)
+_EVENTS: Final = int(zmq.EVENTS)
+_POLLIN: Final = int(zmq.POLLIN)
+
+
+def _send_frames(sock: zmq.Socket[bytes], frames: list[bytes]) -> None:
+    """`send_multipart` without its per-call checks and enum arithmetic (the hot path)."""
+    last = len(frames) - 1
+    for index, frame in enumerate(frames):
+        sock.send(frame, _NOBLOCK if index == last else _MORE_NOBLOCK, copy=len(frame) < 65536)
+
+
+def _recv_frames(sock: zmq.Socket[bytes]) -> list[bytes]:
+    frames = [sock.recv(_NOBLOCK)]
+    while sock.getsockopt(_RCVMORE):
+        frames.append(sock.recv(_NOBLOCK))
+    return frames
 
 
 class TransportBusyError(Exception):
@@ -61,7 +81,7 @@ class RouterTransport:
 
     def recv_nowait(self) -> tuple[bytes, list[bytes]] | None:
         try:
-            frames = self._sock.recv_multipart(zmq.NOBLOCK)
+            frames = _recv_frames(self._sock)
         except zmq.Again:
             return None
         return frames[0], frames[1:]
@@ -69,7 +89,8 @@ class RouterTransport:
     def send_nowait(self, identity: bytes, frames: list[bytes]) -> str | None:
         """Send; on failure return why ("gone" or "too slow") instead of raising."""
         try:
-            self._sock.send_multipart([identity, *frames], zmq.NOBLOCK)
+            self._sock.send(identity, _MORE_NOBLOCK)
+            _send_frames(self._sock, frames)
         except zmq.Again:
             return "its queue is full (the process is too slow or hung)"
         except zmq.ZMQError as exc:
@@ -102,6 +123,7 @@ class DealerTransport:
         self._fd = int(sock.getsockopt(zmq.FD))
         self._loop = asyncio.get_running_loop()
         self._check_scheduled = False
+        self._draining = False
         self._closed = False
         self._thread_wake: threading.Event | None = None
         try:
@@ -115,11 +137,12 @@ class DealerTransport:
 
     def send(self, frames: list[bytes]) -> None:
         try:
-            self._sock.send_multipart(frames, zmq.NOBLOCK, copy=len(frames[-1]) < 65536)
+            _send_frames(self._sock, frames)
         except zmq.Again:
             raise TransportBusyError from None
         finally:
-            self._schedule_check()
+            if not self._draining:  # the drain loop reads until Again anyway
+                self._schedule_check()
 
     def _schedule_check(self) -> None:
         if not self._check_scheduled and not self._closed:
@@ -128,18 +151,22 @@ class DealerTransport:
 
     def _check(self) -> None:
         self._check_scheduled = False
-        if not self._closed and int(self._sock.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
+        if not self._closed and int(self._sock.getsockopt(_EVENTS)) & _POLLIN:
             self._drain()
 
     def _drain(self) -> None:
         sock = self._sock
         on_frames = self._on_frames
-        while not self._closed:
-            try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                break
-            on_frames(frames)
+        self._draining = True
+        try:
+            while not self._closed:
+                try:
+                    frames = _recv_frames(sock)
+                except zmq.Again:
+                    break
+                on_frames(frames)
+        finally:
+            self._draining = False
         if self._thread_wake is not None:
             self._thread_wake.set()
 
