@@ -112,7 +112,7 @@ class PluginInterface:
         self._conn = _Connection()
         self._connected = False
         self._change = anyio.Event()
-        self._calls: dict[int, asyncio.Future[tuple[w.Result, bytes]]] = {}
+        self._calls: dict[int, asyncio.Future[w.Result]] = {}
         self._next_call = 0
         self._provided: dict[str, _Provided] = {}
         self._subscriptions: dict[str, list[Handler]] = {}
@@ -211,17 +211,17 @@ class PluginInterface:
         self._check_size(gate, payload)
         self._next_call += 1
         call_id = self._next_call
-        future: asyncio.Future[tuple[w.Result, bytes]] = self._loop.create_future()
+        future: asyncio.Future[w.Result] = self._loop.create_future()
         self._calls[call_id] = future
         try:
-            self._send([w.encode(w.Call(id=call_id, gate=gate, kind=kind)), payload])
-            result, body = await future
+            self._send([w.encode(w.Call(id=call_id, gate=gate, kind=kind, payload=payload))])
+            result = await future
         finally:
             self._calls.pop(call_id, None)
         if result.error is not None:
             e = result.error
             raise error_from_wire(e.kind, e.message, e.type_name, e.detail)
-        return _json_decode(body) if body else None
+        return _json_decode(result.payload) if result.payload else None
 
     def _check_size(self, gate: str, payload: bytes) -> None:
         limit = self._conn.max_payload
@@ -262,18 +262,17 @@ class PluginInterface:
         except (msgspec.DecodeError, msgspec.ValidationError):
             log.warning("%s: ignored a malformed frame from the broker", self.name)
             return
-        payload = frames[1] if len(frames) > 1 else b""
         self._conn.last_heard = self._loop.time()
         match msg:
             case w.Result():
                 future = self._calls.get(msg.id)
                 if future is not None and not future.done():
-                    future.set_result((msg, payload))
+                    future.set_result(msg)
             case w.Invoke():
-                self._on_invoke(msg, payload)
+                self._on_invoke(msg, msg.payload)
             case w.Message():
                 self._check_seq(msg.seq)
-                self._on_message(msg, payload)
+                self._on_message(msg, msg.payload)
             case w.Pong():
                 if msg.broker != self._conn.broker:
                     self._lost("the broker restarted")
@@ -378,8 +377,7 @@ class PluginInterface:
                 msg.id, IpcTypeMismatchError(f"The result of {msg.gate} is not JSON-serialisable: {exc}.")
             )
             return
-        header = w.encode(w.Reply(id=msg.id))
-        self._send_quietly([header, body] if body else [header])
+        self._send_quietly([w.encode(w.Reply(id=msg.id, payload=body))])
 
     def _reply_error(self, call_id: int, exc: IpcError) -> None:
         info = w.ErrorInfo(kind=type(exc).__name__, message=exc.message)
@@ -592,7 +590,7 @@ class CallGateProvider:
         except (TypeError, msgspec.EncodeError) as exc:
             raise IpcTypeMismatchError(f"The message for {self.name} cannot be sent as JSON: {exc}.") from None
         self._pi._check_size(self.name, payload)
-        self._pi._send([w.encode(w.Send(gate=self.name)), payload])
+        self._pi._send([w.encode(w.Send(gate=self.name, payload=payload))])
 
     @property
     def subscription_count(self) -> int:

@@ -149,19 +149,18 @@ class Router:
     # --- dispatch --------------------------------------------------------------------------
 
     def _handle(self, identity: bytes, frames: list[bytes], now: float) -> None:
-        if not frames or len(frames) > 2:
+        if len(frames) != 1:
             self._notice(
                 identity,
                 "IpcError",
-                f"Malformed message: expected a header frame and at most one payload frame, got {len(frames)} frames.",
+                f"Malformed message: expected one frame (a msgpack message), got {len(frames)} frames.",
             )
             return
         try:
             msg = w.decode_to_broker(frames[0])
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            self._notice(identity, "IpcError", f"Malformed header frame: {exc}. Use the broker package's client.")
+            self._notice(identity, "IpcError", f"Malformed message frame: {exc}. Use the broker package's client.")
             return
-        payload = frames[1] if len(frames) == 2 else b""
         peer = self._by_identity.get(identity)
         if isinstance(msg, w.Hello):
             self._hello(identity, peer, msg, now)
@@ -173,13 +172,13 @@ class Router:
         peer.last_seen = now
         match msg:
             case w.Call():
-                self._call(peer, msg, payload)
+                self._call(peer, msg, msg.payload)
             case w.Reply():
-                self._reply(peer, msg, payload)
+                self._reply(peer, msg, msg.payload)
             case w.Ping():
                 self._send(identity, w.Pong(broker=self.incarnation))
             case w.Send():
-                self._broadcast_message(peer, msg, payload)
+                self._broadcast_message(peer, msg, msg.payload)
             case w.Provide():
                 self._provide(peer, msg)
             case w.Withdraw():
@@ -392,8 +391,8 @@ class Router:
         call_id = self._next_call
         self._pending[call_id] = _Pending(peer.identity, msg.id, provider.name, msg.gate)
         peer.in_flight += 1
-        header = w.encode(w.Invoke(id=call_id, gate=msg.gate, kind=msg.kind, caller=peer.name))
-        self._out.append(Outgoing(provider.identity, [header, payload], call_id))
+        frame = w.encode(w.Invoke(id=call_id, gate=msg.gate, kind=msg.kind, caller=peer.name, payload=payload))
+        self._out.append(Outgoing(provider.identity, [frame], call_id))
 
     def _call_problem(self, peer: _Peer, msg: w.Call, payload: bytes) -> w.ErrorInfo | None:
         if len(payload) > self.config.max_payload:
@@ -424,8 +423,8 @@ class Router:
         if error is None and len(payload) > self.config.max_payload:
             error = _err("IpcRefusedError", self._too_big(f"the result of {pending.gate}", len(payload)))
             payload = b""
-        header = w.encode(w.Result(id=pending.caller_call_id, error=error))
-        self._out.append(Outgoing(pending.caller, [header, payload] if payload else [header]))
+        frame = w.encode(w.Result(id=pending.caller_call_id, error=error, payload=payload))
+        self._out.append(Outgoing(pending.caller, [frame]))
 
     def _finish_pending(self, pending: _Pending) -> None:
         caller = self._by_identity.get(pending.caller)
@@ -449,8 +448,8 @@ class Router:
             if target is None:
                 continue
             target.seq += 1
-            header = w.encode(w.Message(gate=msg.gate, sender=peer.name, seq=target.seq))
-            self._out.append(Outgoing(target.identity, [header, payload]))
+            frame = w.encode(w.Message(gate=msg.gate, sender=peer.name, seq=target.seq, payload=payload))
+            self._out.append(Outgoing(target.identity, [frame]))
 
     # --- output helpers --------------------------------------------------------------------
 

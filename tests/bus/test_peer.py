@@ -96,27 +96,27 @@ async def test_duplicate_welcome_neither_fails_calls_nor_restores_twice(fake_bro
     endpoint = fake_broker.getsockopt_string(zmq.LAST_ENDPOINT)
     subscribes: list[str] = []
 
-    async def next_message(want: type[w.ToBroker]) -> tuple[bytes, w.ToBroker, list[bytes]]:
+    async def next_message(want: type[w.ToBroker]) -> tuple[bytes, w.ToBroker]:
         while True:
-            identity, header, *payload = await fake_broker.recv_multipart()
+            identity, header = await fake_broker.recv_multipart()
             msg = w.decode_to_broker(header)
             if isinstance(msg, w.Subscribe):
                 subscribes.append(msg.gate)
             if isinstance(msg, w.Ping):
                 await fake_broker.send_multipart([identity, w.encode(w.Pong(broker="fake"))])
             if isinstance(msg, want):
-                return identity, msg, payload
+                return identity, msg
 
     welcome = w.encode(w.Welcome(name="Dup", broker="fake", heartbeat=0.5, timeout=2.0, max_payload=1 << 20))
 
     async def script() -> None:
         await next_message(w.Hello)
-        identity, _, _ = await next_message(w.Hello)  # it asked twice: the broker was slow
+        identity, _ = await next_message(w.Hello)  # it asked twice: the broker was slow
         await fake_broker.send_multipart([identity, welcome])
-        _, call, _ = await next_message(w.Call)
+        _, call = await next_message(w.Call)
         assert isinstance(call, w.Call)
         await fake_broker.send_multipart([identity, welcome])  # the answer to the second Hello
-        await fake_broker.send_multipart([identity, w.encode(w.Result(id=call.id)), b'"ok"'])
+        await fake_broker.send_multipart([identity, w.encode(w.Result(id=call.id, payload=b'"ok"'))])
         await next_message(w.Snapshot)  # everything the peer sent after the 2nd Welcome came before this
         table = w.GateTable(gates=(), peers=("Dup",), seq=0)
         await fake_broker.send_multipart([identity, w.encode(table)])

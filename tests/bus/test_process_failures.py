@@ -137,11 +137,11 @@ async def test_malformed_frames_from_raw_socket_get_notices_and_the_broker_keeps
 ) -> None:
     await raw_hello(raw_dealer, "Raw")
     garbage: list[tuple[list[bytes], str]] = [
-        ([os.urandom(64)], "Malformed header frame"),
-        ([b""], "Malformed header frame"),
+        ([os.urandom(64)], "Malformed message frame"),
+        ([b""], "Malformed message frame"),
         ([b"a", b"b", b"c", b"d", b"e"], "got 5 frames"),
-        ([msgspec.msgpack.encode({"t": "launch-missiles", "gate": "Prov.Echo"})], "Malformed header frame"),
-        ([msgspec.msgpack.encode({"t": "call", "id": "not a number", "gate": "Prov.Echo"})], "Malformed header frame"),
+        ([msgspec.msgpack.encode({"t": "launch-missiles", "gate": "Prov.Echo"})], "Malformed message frame"),
+        ([msgspec.msgpack.encode({"t": "call", "id": "not a number", "gate": "Prov.Echo"})], "Malformed message frame"),
     ]
     for frames, expected in garbage:
         await raw_dealer.send_multipart(frames)
@@ -151,16 +151,16 @@ async def test_malformed_frames_from_raw_socket_get_notices_and_the_broker_keeps
         assert expected in notice.error.message
 
     # The same raw socket, done properly, still gets served; so does a normal peer.
-    await raw_dealer.send_multipart([w.encode(w.Call(id=7, gate="Prov.Echo")), b'["raw"]'])
+    await raw_dealer.send_multipart([w.encode(w.Call(id=7, gate="Prov.Echo", payload=b'["raw"]'))])
     result, body = await receive(raw_dealer, w.Result)
-    assert result == w.Result(id=7) and body == [b'"raw"']
+    assert result == w.Result(id=7, payload=b'"raw"') and body == []
     async with broker.connect(broker_proc.endpoint, "Tst") as pi:
         with anyio.fail_after(WAIT):
             assert await pi.get_ipc_subscriber("Prov.Echo").invoke_func("fine") == "fine"
 
 
 async def test_raw_socket_without_hello_is_told_to_say_hello(raw_dealer: zmq.asyncio.Socket) -> None:
-    await raw_dealer.send_multipart([w.encode(w.Call(id=1, gate="Prov.Echo")), b"[]"])
+    await raw_dealer.send_multipart([w.encode(w.Call(id=1, gate="Prov.Echo", payload=b"[]"))])
     need, _ = await receive(raw_dealer, w.NeedHello)
     assert isinstance(need, w.NeedHello) and need.broker
 
@@ -197,7 +197,7 @@ async def test_payload_over_one_mib_is_refused_and_the_bus_keeps_working(
         )
         # The broker enforces the limit itself, for a client that does not check.
         await raw_hello(raw_dealer, "Raw")
-        await raw_dealer.send_multipart([w.encode(w.Call(id=1, gate="Prov.Echo")), msgspec.json.encode([big])])
+        await raw_dealer.send_multipart([w.encode(w.Call(id=1, gate="Prov.Echo", payload=msgspec.json.encode([big])))])
         result, _ = await receive(raw_dealer, w.Result)
         assert isinstance(result, w.Result) and result.error is not None
         assert result.error.kind == "IpcRefusedError"

@@ -25,9 +25,12 @@ class Sent:
 def decode(items: list[Outgoing]) -> list[Sent]:
     out = []
     for item in items:
-        assert 1 <= len(item.frames) <= 2, item
-        payload = item.frames[1] if len(item.frames) == 2 else None
-        out.append(Sent(item.identity, w.decode_to_peer(item.frames[0]), payload, item.call_id))
+        assert len(item.frames) == 1, item
+        msg = w.decode_to_peer(item.frames[0])
+        payload = getattr(msg, "payload", b"") or None
+        if payload is not None:
+            msg = msgspec.structs.replace(msg, payload=b"")  # type: ignore[type-var]
+        out.append(Sent(item.identity, msg, payload, item.call_id))
     return out
 
 
@@ -42,7 +45,9 @@ class Bus:
         return decode(self.router.handle(identity, frames, self.now))
 
     def send(self, identity: bytes, msg: w.ToBroker, payload: bytes | None = None) -> list[Sent]:
-        return self.raw(identity, [w.encode(msg)] if payload is None else [w.encode(msg), payload])
+        if payload is not None:
+            msg = msgspec.structs.replace(msg, payload=payload)  # type: ignore[type-var]
+        return self.raw(identity, [w.encode(msg)])
 
     def hello(self, identity: bytes, name: str, incarnation: str | None = None) -> list[Sent]:
         return self.send(identity, w.Hello(name=name, protocol=w.PROTOCOL_VERSION, incarnation=incarnation or name))
@@ -409,16 +414,17 @@ def test_calls_beyond_the_in_flight_limit_are_refused_until_one_finishes() -> No
 @pytest.mark.parametrize(
     ("frames", "expected"),
     [
-        pytest.param([b"\xc1\xff garbage \x00"], "Malformed header frame", id="garbage-bytes"),
-        pytest.param([b""], "Malformed header frame", id="empty-frame"),
+        pytest.param([b"\xc1\xff garbage \x00"], "Malformed message frame", id="garbage-bytes"),
+        pytest.param([b""], "Malformed message frame", id="empty-frame"),
         pytest.param([], "got 0 frames", id="no-frames"),
         pytest.param([b"a", b"b", b"c", b"d", b"e"], "got 5 frames", id="five-frames"),
         pytest.param([w.encode(w.Ping()), b"x", b"y"], "got 3 frames", id="three-frames"),
-        pytest.param([msgspec.msgpack.encode({"t": "nuke"})], "Malformed header frame", id="wrong-tag"),
-        pytest.param([msgspec.msgpack.encode({"x": 1})], "Malformed header frame", id="no-tag"),
-        pytest.param([msgspec.msgpack.encode([1, 2, 3])], "Malformed header frame", id="not-a-map"),
+        pytest.param([w.encode(w.Call(id=1, gate="Prov.Echo")), b"[]"], "got 2 frames", id="old-two-frames"),
+        pytest.param([msgspec.msgpack.encode({"t": "nuke"})], "Malformed message frame", id="wrong-tag"),
+        pytest.param([msgspec.msgpack.encode({"x": 1})], "Malformed message frame", id="no-tag"),
+        pytest.param([msgspec.msgpack.encode([1, 2, 3])], "Malformed message frame", id="not-a-map"),
         pytest.param([msgspec.msgpack.encode({"t": "call", "id": "x", "gate": "A.B"})], "Malformed", id="bad-field"),
-        pytest.param([w.encode(w.Pong(broker="b"))], "Malformed header frame", id="peer-bound-message"),
+        pytest.param([w.encode(w.Pong(broker="b"))], "Malformed message frame", id="peer-bound-message"),
     ],
 )
 def test_malformed_frames_are_answered_with_a_notice_and_never_raise(
@@ -551,7 +557,7 @@ def test_undeliverable_invoke_fails_the_call_with_peer_left(bus: Bus) -> None:
     bus.hello(A, "Prov")
     bus.provide(A, "Prov.Echo")
     bus.hello(B, "Caller")
-    [invoke] = bus.router.handle(B, [w.encode(w.Call(id=4, gate="Prov.Echo")), b"[]"], bus.now)
+    [invoke] = bus.router.handle(B, [w.encode(w.Call(id=4, gate="Prov.Echo", payload=b"[]"))], bus.now)
     [result] = decode(bus.router.undeliverable(invoke, "its connection is gone"))
     assert result.to == B and isinstance(result.msg, w.Result) and result.msg.error is not None
     assert result.msg.error.kind == "IpcPeerLeftError"

@@ -60,12 +60,13 @@ def test_broker_to_peer_header_round_trips(msg: w.ToPeer) -> None:
     assert w.decode_to_peer(w.encode(msg)) == msg
 
 
-def test_header_is_a_msgpack_map_tagged_by_t() -> None:
-    assert msgspec.msgpack.decode(w.encode(w.Call(id=3, gate="A.B"))) == {
+def test_message_is_one_msgpack_map_tagged_by_t_with_the_payload_as_binary() -> None:
+    assert msgspec.msgpack.decode(w.encode(w.Call(id=3, gate="A.B", payload=b"[1]"))) == {
         "t": "call",
         "id": 3,
         "gate": "A.B",
         "kind": "func",
+        "payload": b"[1]",
     }
 
 
