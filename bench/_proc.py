@@ -31,14 +31,24 @@ class ChildError(RuntimeError):
 class Child:
     """One child process and the lines it writes on stdout."""
 
-    def __init__(self, module: str, role: str, args: Sequence[str] = (), *, graceful: bool = False) -> None:
+    def __init__(
+        self,
+        module: str,
+        role: str,
+        args: Sequence[str] = (),
+        *,
+        graceful: bool = False,
+        command: Sequence[str] | None = None,
+    ) -> None:
+        """`python -m module --role role *args`, or `python *command` when `command` is given (a
+        program of the project's own, such as `-m xivmcp broker …`; `role` then only names it)."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
         env["PYTHONUNBUFFERED"] = "1"
         self.role = role
         self.graceful = graceful
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", module, "--role", role, *args],
+            [sys.executable, *(command if command is not None else ["-m", module, "--role", role, *args])],
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,
@@ -124,6 +134,16 @@ class Children:
         child = Child(self._module, role, args, graceful=graceful)
         self._children.append(child)
         return child
+
+    def start_command(self, name: str, *command: str, graceful: bool = False) -> Child:
+        """`python *command` (for instance `-m xivmcp host …`), known as `name` in messages."""
+        child = Child(self._module, name, graceful=graceful, command=command)
+        self._children.append(child)
+        return child
+
+    def running(self) -> list[Child]:
+        """The children started so far, oldest first."""
+        return list(self._children)
 
     def stop_all(self) -> None:
         errors: list[BaseException] = []

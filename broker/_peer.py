@@ -513,9 +513,19 @@ class PluginInterface:
     async def _start(self, connect_timeout: float) -> None:
         self._transport = DealerTransport(self.endpoint, self._on_frames, MAX_PAYLOAD * 2 + 65536)
         self._tg.start_soon(self._heartbeat, name="bus heartbeat")
-        self._hello()
+
+        def answered() -> bool:
+            return self._connected or self._conn.refused is not None
+
+        # With IMMEDIATE set, a Hello sent before TCP has connected is dropped, so say it again
+        # soon and then less often: a local broker answers in a few milliseconds.
+        retry = 0.005
         with anyio.move_on_after(connect_timeout):
-            await self.wait_until(lambda: self._connected or self._conn.refused is not None)
+            while not answered():
+                self._hello()
+                with anyio.move_on_after(retry):
+                    await self.wait_until(answered)
+                retry = min(retry * 2, 0.25)
         if self._conn.refused is not None:
             raise self._conn.refused
         if not self._connected:

@@ -24,6 +24,14 @@ from ._contract import (
     ToolDefinition,
     plugin_gate,
 )
+from ._endpoint import (
+    DEFAULT_HTTP_PORT,
+    EndpointError,
+    check_bind_address,
+    mcp_url,
+    parse_http_address,
+    read_mcp_token,
+)
 from ._errors import HostReplyError, RefusedError, XivMcpError
 from ._host import Host, HostConfig
 from ._host_gates import run_host
@@ -32,6 +40,7 @@ from ._player import read_player_key
 __all__ = [
     "API_VERSION",
     "CAPABILITIES",
+    "DEFAULT_HTTP_PORT",
     "HOST_NAME",
     "PLAYER_GATE",
     "Answer",
@@ -40,6 +49,7 @@ __all__ = [
     "CapabilityId",
     "Clock",
     "DependencyState",
+    "EndpointError",
     "Gate",
     "Host",
     "HostConfig",
@@ -54,7 +64,11 @@ __all__ = [
     "SystemClock",
     "ToolDefinition",
     "XivMcpError",
+    "check_bind_address",
+    "mcp_url",
+    "parse_http_address",
     "plugin_gate",
+    "read_mcp_token",
     "read_player_key",
     "run_host",
 ]

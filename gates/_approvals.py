@@ -27,7 +27,7 @@ from gates._audit import AuditLog
 from gates._clock import Clock, SystemClock
 from gates._contract import Answer, ApprovalReply, ApprovalState, AuditKind
 from gates._decision import Allow, Ask, Decision, Deny
-from gates._errors import ApprovalError
+from gates._errors import ApprovalError, quote
 
 __all__ = ["APPROVAL_TIMEOUT", "SUMMARY_LIMIT", "Approval", "Approvals"]
 
@@ -132,7 +132,7 @@ class Approvals:
         with self._lock:
             approval = self._approvals.get(approval_id)
         if approval is None:
-            raise ApprovalError(f"No approval '{approval_id}'. Use the approvalId RequestApproval returned.")
+            raise ApprovalError(f"No approval {quote(approval_id)}. Use the approvalId RequestApproval returned.")
         return approval
 
     def state(self, approval_id: str) -> ApprovalState:
@@ -147,9 +147,21 @@ class Approvals:
         approval = self.get(approval_id)
         with self._lock:
             if approval.state is not ApprovalState.PENDING:
-                raise ApprovalError(f"Approval '{approval_id}' was already {approval.state.value} ({approval.reason}).")
+                raise ApprovalError(
+                    f"Approval {quote(approval_id)} was already {approval.state.value} ({approval.reason})."
+                )
             state = ApprovalState.DENIED if answer is Answer.DECLINE else ApprovalState.APPROVED
             self._decide(approval, state, answer, "answered")
+        self._audit_line(approval)
+        return approval
+
+    def withdraw(self, approval_id: str, reason: str = "withdrawn") -> Approval:
+        """Closes a pending approval nobody waits for any more (the caller gave up): it counts as denied."""
+        approval = self.get(approval_id)
+        with self._lock:
+            if approval.state is not ApprovalState.PENDING:
+                return approval
+            self._decide(approval, ApprovalState.DENIED, None, reason)
         self._audit_line(approval)
         return approval
 
@@ -196,7 +208,7 @@ class Approvals:
             self.expire_due()
             await anyio.sleep(interval)
 
-    def _decide(self, approval: Approval, state: ApprovalState, answer: Answer, reason: str) -> None:
+    def _decide(self, approval: Approval, state: ApprovalState, answer: Answer | None, reason: str) -> None:
         approval.state = state
         approval.answer = answer
         approval.reason = reason

@@ -6,7 +6,9 @@
     the caller gives up ──► Cancel(callId), then up to two minutes for the plugin to finish
 
 CompleteCall and FailCall are accepted from inside Invoke, before it replies: the outcome they
-set wins over the reply. Only the plugin that owns a call can finish it or report on it.
+set wins over the reply. Only the plugin that owns a call can finish it or report on it. Invoke
+runs as a task of the host, so its reply still ends the call when the caller gave up meanwhile.
+An exception in a raw plugin's Invoke reaches the caller as "TypeName: message" (T4).
 Deadlines are measured on the host's `Clock`, and enforced by `expire_due()`, which the host
 calls periodically, so tests move a manual clock instead of sleeping.
 """
@@ -22,11 +24,11 @@ import anyio
 import anyio.abc
 import msgspec
 
-from broker import CallGateSubscriber, IpcError, IpcNotReadyError, IpcPeerLeftError, PluginInterface
+from broker import CallGateSubscriber, IpcError, IpcHandlerError, IpcNotReadyError, IpcPeerLeftError, PluginInterface
 
 from ._clock import Clock
 from ._contract import InvokeError, InvokePending, InvokeResult, PluginGate, decode_invoke_reply, plugin_gate
-from ._errors import InvalidDocumentError, RefusedError
+from ._errors import InvalidDocumentError, RefusedError, quote
 
 log = logging.getLogger("gates.calls")
 
@@ -36,6 +38,13 @@ PROGRESS_LIMIT: Final = 300
 CANCELLED: Final = "Cancelled."
 
 _decode_any = msgspec.json.Decoder().decode
+_JSON_KINDS: Final[dict[type, str]] = {
+    dict: "an object",
+    list: "an array",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +111,16 @@ class PluginCalls:
     async def invoke(
         self, owner: str, tool: str, args_json: str, *, on_progress: Callable[[str], None] | None = None
     ) -> CallOutcome:
-        """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background."""
+        """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background.
+
+        The plugin's Invoke runs as a task of the host, so its reply is taken even when the caller
+        gives up while Invoke is still running (a quick tool's result then ends the call at once).
+        """
         self._next += 1
         call = _Call(f"c{self._next}", owner, tool, on_progress)
         self._calls[call.id] = call
+        self._tg.start_soon(self._invoke, call, args_json)
         try:
-            await self._invoke(call, args_json)
             await call.done.wait()
         except anyio.get_cancelled_exc_class():
             self._cancel(call)
@@ -117,30 +130,57 @@ class PluginCalls:
         return call.outcome
 
     async def _invoke(self, call: _Call, args_json: str) -> None:
+        try:
+            await self._invoke_plugin(call, args_json)
+        except Exception as exc:  # a task of the host: a bug here must not take the host down
+            log.exception("calling %s of %s failed", call.tool, call.owner)
+            self._finish(call, CallOutcome(error=f"{type(exc).__name__}: {exc}"))
+
+    async def _invoke_plugin(self, call: _Call, args_json: str) -> None:
         gate = plugin_gate(call.owner, PluginGate.INVOKE)
         try:
             text = await self._pi.get_ipc_subscriber(gate).invoke_func(call.id, call.tool, args_json)
         except IpcPeerLeftError:
-            call.finish(CallOutcome(error=f"The {call.owner} plugin was unloaded during the call."))
+            self._finish(call, CallOutcome(error=f"The {call.owner} plugin was unloaded during the call."))
             return
         except IpcNotReadyError:
-            call.finish(CallOutcome(error=f"The {call.owner} plugin is not loaded (no {gate} gate); try again later."))
+            self._finish(
+                call, CallOutcome(error=f"The {call.owner} plugin is not loaded (no {gate} gate); try again later.")
+            )
+            return
+        except IpcHandlerError as exc:
+            # T4: an exception in a raw plugin's Invoke reaches the assistant as "TypeName: message".
+            self._finish(call, CallOutcome(error=exc.message))
             return
         except IpcError as exc:
-            call.finish(CallOutcome(error=f"{call.owner} could not run {call.tool}: {exc}"))
+            self._finish(call, CallOutcome(error=f"{call.owner} could not run {call.tool}: {exc}"))
+            return
+        if text is not None and not isinstance(text, str):
+            self._finish(
+                call,
+                CallOutcome(
+                    error=f"{call.owner} returned an invalid reply: Invoke returns a JSON string such as "
+                    f'{{"result": …}}, not {_JSON_KINDS.get(type(text), "another type")}.'
+                ),
+            )
             return
         try:
             reply = decode_invoke_reply(text, call.owner)
         except InvalidDocumentError as exc:
-            call.finish(CallOutcome(error=str(exc)))
+            self._finish(call, CallOutcome(error=str(exc)))
             return
         match reply:
             case InvokeResult():
-                call.finish(CallOutcome(result=reply.result))
+                self._finish(call, CallOutcome(result=reply.result))
             case InvokeError():
-                call.finish(CallOutcome(error=reply.error))
+                self._finish(call, CallOutcome(error=reply.error))
             case InvokePending():
                 pass  # CompleteCall / FailCall finish it (maybe already did, from inside Invoke)
+
+    def _finish(self, call: _Call, outcome: CallOutcome) -> None:
+        """End a call; if its caller already gave up, nobody else will forget it, so do it here."""
+        if call.finish(outcome) and call.cancel_deadline is not None:
+            self._forget(call)
 
     def _cancel(self, call: _Call) -> None:
         """The caller gave up: tell the plugin, and give it two minutes to finish."""
@@ -168,23 +208,28 @@ class PluginCalls:
         return True
 
     def _forget(self, call: _Call) -> None:
-        if self._calls.get(call.id) is call:
-            del self._calls[call.id]
+        """Drop a finished call and report it (once: the caller and `disposing` may both get here)."""
+        if self._calls.get(call.id) is not call:
+            return
+        del self._calls[call.id]
         if self._on_finished is not None and call.outcome is not None:
             self._on_finished(call.id, call.owner, call.tool, call.outcome)
 
     # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
 
     def _own_call(self, caller: str, call_id: str) -> _Call:
+        if not call_id:
+            raise RefusedError("'callId' is required: the id of the call you got in Invoke.")
         call = self._calls.get(call_id)
         if call is None or call.outcome is not None:
             raise RefusedError(
-                f"There is no pending call {call_id!r}: it already finished, was never started, or XIV MCP "
+                f"There is no pending call {quote(call_id)}: it already finished, was never started, or XIV MCP "
                 "stopped waiting for it (two minutes after a Cancel)."
             )
         if call.owner != caller:
             raise RefusedError(
-                f"The call {call_id!r} belongs to {call.owner}; {caller} can only finish or report on its own calls."
+                f"The call {quote(call_id)} belongs to {call.owner}; "
+                f"{caller} can only finish or report on its own calls."
             )
         return call
 
@@ -194,18 +239,14 @@ class PluginCalls:
             result = _decode_any(result_json) if result_json and result_json.strip() else None
         except msgspec.DecodeError as exc:
             raise InvalidDocumentError(
-                f"The result for {call_id!r} is not valid JSON ({exc}). Send the result itself, "
+                f"The result for {quote(call_id)} is not valid JSON ({exc}). Send the result itself, "
                 'such as {"kills": 31}, not wrapped in {"result": …}; the call is still pending.'
             ) from None
-        call.finish(CallOutcome(result=result))
-        if call.cancel_deadline is not None:
-            self._forget(call)
+        self._finish(call, CallOutcome(result=result))
 
     def fail(self, caller: str, call_id: str, message: str | None) -> None:
         call = self._own_call(caller, call_id)
-        call.finish(CallOutcome(error=(message or "").strip() or "Failed."))
-        if call.cancel_deadline is not None:
-            self._forget(call)
+        self._finish(call, CallOutcome(error=(message or "").strip() or "Failed."))
 
     def progress(self, caller: str, call_id: str, text: str | None) -> bool:
         """Pass a progress line on; False when nobody listens (a direct call)."""
@@ -220,9 +261,7 @@ class PluginCalls:
 
     def plugin_left(self, owner: str) -> None:
         for call in [c for c in self._calls.values() if c.owner == owner]:
-            call.finish(CallOutcome(error=f"The {owner} plugin was unloaded during the call."))
-            if call.cancel_deadline is not None:
-                self._forget(call)
+            self._finish(call, CallOutcome(error=f"The {owner} plugin was unloaded during the call."))
 
     def disposing(self) -> None:
         for call in list(self._calls.values()):

@@ -650,8 +650,14 @@ def ok_reply(payload: msgspec.Struct | None = None) -> str:
     return '{"ok":true,' + body[1:].decode()
 
 
+MAX_ERROR_TEXT: Final = 8 * 1024
+"""The longest ``error`` a host gate answers: a reply stays small whatever it was sent (G2)."""
+
+
 def error_reply(message: str) -> str:
     """``{"ok": false, "error": message}``: what every host gate answers when it refuses."""
+    if len(message) > MAX_ERROR_TEXT:
+        message = message[: MAX_ERROR_TEXT - 40] + f"… ({len(message)} characters, cut)"
     return encode_json(ErrorReply(error=message))
 
 
@@ -748,7 +754,8 @@ class SetMode(_Command, tag="mode"):
 
 
 class ListApprovals(_Command, tag="approvals"):
-    pass
+    wait: float = 0
+    """If none waits yet, wait up to this many (real) seconds for an approval to be asked."""
 
 
 class AnswerApproval(_Command, tag="answer"):

@@ -22,7 +22,7 @@ from gates._contract import (
     decode_tool_definition,
     find_capability,
 )
-from gates._errors import DefinitionError, NameTakenError, UnknownCapabilityError
+from gates._errors import DefinitionError, NameTakenError, UnknownCapabilityError, quote
 
 __all__ = [
     "NAME_PATTERN",
@@ -48,7 +48,7 @@ def validate_tool_definition(definition: ToolDefinition) -> ToolDefinition:
     name = definition.name
     if not NAME_PATTERN.fullmatch(name):
         raise DefinitionError(
-            f"Invalid tool name '{name}': use 3–64 characters a-z, 0-9 and _, starting with a letter, "
+            f"Invalid tool name {quote(name)}: use 3–64 characters a-z, 0-9 and _, starting with a letter, "
             'and prefix it with your plugin\'s name (e.g. "myplugin_do_thing").'
         )
     if name in CORE_TOOL_NAMES:

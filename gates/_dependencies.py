@@ -39,7 +39,7 @@ from gates._contract import (
     decode_dependency_declaration,
 )
 from gates._definition import NAME_PATTERN
-from gates._errors import DependencyError
+from gates._errors import DependencyError, quote
 from gates._requirements import BUILTIN_REQUIREMENTS, KNOWN_PLUGINS, OFFICIAL_REPO
 
 __all__ = [
@@ -125,7 +125,7 @@ def validate_dependencies(
         tool = declared.tool.strip()
         if not NAME_PATTERN.fullmatch(tool):
             raise DependencyError(
-                f"'{tool}' is not a valid tool name (3–64 characters a-z, 0-9 and _, starting with a letter)."
+                f"{quote(tool)} is not a valid tool name (3–64 characters a-z, 0-9 and _, starting with a letter)."
             )
         if tool in seen:
             raise DependencyError(f"'{tool}' is declared twice; name each tool once.")
@@ -144,7 +144,7 @@ def validate_dependencies(
         version = _required(declared.min_version, "minVersion", tool)
         if not _PLUGIN_PATTERN.fullmatch(plugin):
             raise DependencyError(
-                f"'{plugin}' is not a valid plugin internal name (1–64 characters A-Z, a-z, 0-9, '.', '_', '-')."
+                f"{quote(plugin)} is not a valid plugin internal name (1–64 characters A-Z, a-z, 0-9, '.', '_', '-')."
             )
         if repo != OFFICIAL_REPO and not _is_https_url(repo):
             raise DependencyError(
@@ -152,7 +152,7 @@ def validate_dependencies(
                 'or "official" for Dalamud\'s main repository.'
             )
         if not _VERSION_PATTERN.fullmatch(version):
-            raise DependencyError(f"'minVersion' of '{tool}' must be a version like \"1.2.0\", not '{version}'.")
+            raise DependencyError(f"'minVersion' of '{tool}' must be a version like \"1.2.0\", not {quote(version)}.")
         result.append(Dependency(tool, plugin, name[:64], repo, version))
     return tuple(result)
 

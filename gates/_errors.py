@@ -21,7 +21,10 @@ developer who reads it: what was wrong, and what to send instead.
 
 from __future__ import annotations
 
+from typing import Final
+
 __all__ = [
+    "QUOTE_LIMIT",
     "ApprovalError",
     "DefinitionError",
     "DependencyError",
@@ -33,7 +36,25 @@ __all__ = [
     "StoreError",
     "UnknownCapabilityError",
     "XivMcpError",
+    "quote",
 ]
+
+QUOTE_LIMIT: Final = 80
+"""How much of a value a message quotes: a gate may be sent half a megabyte in one string."""
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` in single quotes for a message: control characters escaped, cut after ``limit`` characters.
+
+    Messages quote what the caller sent, but a reply must stay small whatever was sent (G2), so a
+    long value is cut and its length said instead: ``'aaaa…' (500000 characters)``.
+    """
+    text = value if isinstance(value, str) else str(value)
+    shown = text[:limit]
+    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+    if len(text) > limit:
+        return f"'{escaped}…' ({len(text)} characters)"
+    return f"'{escaped}'"
 
 
 class XivMcpError(Exception):
@@ -59,10 +80,10 @@ class NameTakenError(RefusedError):
         self.name = name
         self.by_xivmcp = by_xivmcp
         if by_xivmcp:
-            message = f"'{name}' is an XIV MCP tool; pick another name (prefix it with your plugin's name)."
+            message = f"{quote(name)} is an XIV MCP tool; pick another name (prefix it with your plugin's name)."
         else:
             message = (
-                f"'{name}' is already registered by another plugin; "
+                f"{quote(name)} is already registered by another plugin; "
                 "pick another name (prefix it with your plugin's name)."
             )
         super().__init__(message)
@@ -73,7 +94,7 @@ class UnknownCapabilityError(RefusedError):
 
     def __init__(self, capability: str, valid: tuple[str, ...]) -> None:
         self.capability = capability
-        super().__init__(f"Unknown capability '{capability}'. Valid: {', '.join(valid)}.")
+        super().__init__(f"Unknown capability {quote(capability)}. Valid: {', '.join(valid)}.")
 
 
 class SettingError(RefusedError):

@@ -44,10 +44,12 @@ from ._contract import (
     encode_json,
     find_capability,
 )
+from ._core_tools import CORE_DEFINITIONS, CoreTools
 from ._decision import Allow, Ask, Deny
 from ._definition import acting_capabilities, parse_tool_definition
 from ._dependencies import DependencyBook, PluginWorld, check_dependencies, parse_dependencies
-from ._errors import RefusedError
+from ._endpoint import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
+from ._errors import RefusedError, quote
 from ._policy import Policies, Registration, registration_of
 from ._registry import RegistryChange, ToolRegistry
 from ._store import PolicyDatabase
@@ -67,6 +69,17 @@ class HostConfig:
     """Use a manual clock that only `advance_clock` moves (tests only)."""
     tick: float = 0.25
     """How often deadlines (approvals, cancelled calls) are checked, in real seconds."""
+    mcp_enabled: bool = False
+    """Serve AI apps over MCP Streamable HTTP (`xivmcp host` and `xivmcp up` turn it on)."""
+    http_host: str = DEFAULT_HTTP_HOST
+    http_port: int = DEFAULT_HTTP_PORT
+    """Where the MCP endpoint listens; port 0 picks a free one."""
+    allow_remote_http: bool = False
+    """Allow a non-loopback `http_host` (the endpoint then answers other machines that have the token)."""
+    http_required: bool = True
+    """False: if the address is taken, warn and run without the endpoint (the default address)."""
+    auth_disabled: bool = False
+    """TESTS ONLY (MCP conformance runs): serve without the bearer token. Loopback only."""
 
 
 class Host:
@@ -80,7 +93,8 @@ class Host:
         self.audit = AuditLog.in_dir(config.data_dir)
         self._db = PolicyDatabase.in_dir(config.data_dir)
         self.policies = Policies(self._db)
-        self.registry = ToolRegistry()
+        self.core_tools = CoreTools(self)
+        self.registry = ToolRegistry(core=CORE_DEFINITIONS)
         self.approvals = Approvals(self.clock, audit=self.audit)
         self.dependencies = DependencyBook()
         self.calls = PluginCalls(pi, task_group, self.clock, on_finished=self._call_finished)
@@ -133,7 +147,7 @@ class Host:
             raise RefusedError("'owner' is required: pass your plugin's InternalName.")
         if owner != caller:
             raise RefusedError(
-                f"'{owner}' is not your InternalName: this call comes from '{caller}'. "
+                f"{quote(owner)} is not your InternalName: this call comes from '{caller}'. "
                 "A plugin can only act as itself; pass your own InternalName as owner."
             )
         if owner == HOST_NAME:
@@ -220,9 +234,13 @@ class Host:
         owner = self.calls.owner_of(call_id)
         tool_name = self.calls.tool_of(call_id)
         if owner is None or tool_name is None:
-            raise RefusedError(f"There is no running call {call_id!r}; ask for approval only during a call.")
+            raise RefusedError(
+                f"There is no running call {quote(call_id)}; ask for approval only during a call."
+            )
         if owner != caller:
-            raise RefusedError(f"The call {call_id!r} belongs to {owner}; a plugin asks only during its own calls.")
+            raise RefusedError(
+                f"The call {quote(call_id)} belongs to {owner}; a plugin asks only during its own calls."
+            )
         request = decode_approval_request(request_json or "")
         registered = self.registry.get(tool_name)
         if registered is None:
@@ -239,13 +257,18 @@ class Host:
     # --- the player ------------------------------------------------------------------------
 
     def registration_shown(self, plugin: str) -> Registration:
+        """What the player decides on: the plugin's registration as last seen, or, while it has no
+        tools here (it unregistered them, or is away), the registration they decided on before.
+        Deciding again on a plugin that is away must not forget what it was consented to."""
         seen = self._seen.get(plugin)
-        if seen is None:
-            tools = self.registry.tools_of(plugin)
-            if not tools and plugin not in self.policies.known():
-                raise RefusedError(f"XIV MCP knows no plugin named {plugin!r}; see `xivmcp plugins`.")
-            seen = registration_of(t.definition for t in tools)
-        return seen
+        if seen:
+            return seen
+        tools = self.registry.tools_of(plugin)
+        if tools:
+            return registration_of(t.definition for t in tools)
+        if plugin not in self.policies.known():
+            raise RefusedError(f"XIV MCP knows no plugin named {quote(plugin)}; see `xivmcp plugins`.")
+        return self.policies.record(plugin).consented
 
     def enable(self, plugin: str) -> PluginState:
         shown = self.registration_shown(plugin)
@@ -277,14 +300,15 @@ class Host:
     def set_mode(self, plugin: str, target: str, mode_text: str) -> str:
         mode = None if mode_text == "default" else Mode(mode_text) if mode_text in ("allow", "ask", "deny") else None
         if mode is None and mode_text != "default":
-            raise RefusedError(f"{mode_text!r} is not a mode: use allow, ask, deny or default.")
+            raise RefusedError(f"{quote(mode_text)} is not a mode: use allow, ask, deny or default.")
         if target in CAPABILITY_IDS:
             self.policies.set_capability_mode(plugin, target, mode)
         elif self.registry.owner_of(target) == plugin or target in self.policies.record(plugin).consented:
             self.policies.set_tool_mode(plugin, target, mode)
         else:
             raise RefusedError(
-                f"{target!r} is neither a capability ({', '.join(CAPABILITY_IDS)}) nor one of {plugin}'s tools."
+                f"{quote(target)} is neither a capability ({', '.join(CAPABILITY_IDS)}) "
+                f"nor one of {quote(plugin)}'s tools."
             )
         self.audit.record(AuditKind.SETTING, plugin, details={"target": target, "mode": mode_text})
         self._changed()
@@ -321,7 +345,11 @@ class Host:
         """Decide (allow / ask / deny) and run a third-party tool; errors are written for the assistant."""
         registered = self.registry.get(name)
         if registered is None:
-            return CallOutcome(error=f"There is no tool named {name!r}. List the tools (tools/list) and try again.")
+            return CallOutcome(
+                error=f"There is no tool named {quote(name)}. List the tools (tools/list) and try again."
+            )
+        if registered.owner == HOST_NAME:  # XIV MCP's own tools: core trust, always allowed (A5)
+            return await self.core_tools.call(name, arguments or {}, on_progress)
         owner, definition = registered.owner, registered.definition
         args_json = encode_json(arguments or {})
         decision = self.policies.decide(owner, definition)
@@ -345,7 +373,13 @@ class Host:
         approval = self.approvals.request(
             f"pre-{definition.name}", owner, definition.name, ",".join(ask.capabilities), summary, ask
         )
-        decided = await self.approvals.wait_decided(approval.id)
+        try:
+            decided = await self.approvals.wait_decided(approval.id)
+        except anyio.get_cancelled_exc_class():
+            # The caller gave up: close the window rather than leave the player a question that
+            # no longer runs anything.
+            self.approvals.withdraw(approval.id)
+            raise
         if decided.state is ApprovalState.APPROVED:
             return Allow("approved")
         how = "did not answer within two minutes" if decided.reason == "expired" else "declined it"

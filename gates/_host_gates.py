@@ -9,7 +9,8 @@ reaches the handler and gets a readable refusal instead of an IPC error.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -125,8 +126,10 @@ def announce(pi: PluginInterface, message: Message) -> None:
         log.warning("could not send %s: %s", message, exc)
 
 
-async def run_host(config: HostConfig, on_ready: Callable[[], None] | None = None) -> None:
-    """Run the host until cancelled: provide the gates, say Ready, and Disposing on the way out."""
+@asynccontextmanager
+async def host_running(config: HostConfig) -> AsyncIterator[Host]:
+    """The host on the bus for the length of the block: its gates provided and `Ready` said on
+    entry; `Disposing` said, running calls stopped and the store closed on the way out."""
     async with connect(config.bus, HOST_NAME) as pi, anyio.create_task_group() as tg:
         host = Host(config, pi, tg)
         desk = PlayerDesk(host, tg)
@@ -135,6 +138,7 @@ async def run_host(config: HostConfig, on_ready: Callable[[], None] | None = Non
 
             def on_peer(name: str, joined: bool, reason: str) -> None:
                 if not joined:
+                    desk.caller_left(name)
                     host.plugin_left(name)
 
             def on_connection(connected: bool) -> None:
@@ -145,14 +149,45 @@ async def run_host(config: HostConfig, on_ready: Callable[[], None] | None = Non
             pi.on_peer_change(on_peer)
             pi.on_connection_change(on_connection)
             announce(pi, Message.READY)
-            if on_ready is not None:
-                on_ready()
-            while True:
-                await anyio.sleep(config.tick)
-                host.expire_due()
+            tg.start_soon(_expire_due, host, config.tick)
+            yield host
         finally:
             announce(pi, Message.DISPOSING)
             with anyio.move_on_after(1, shield=True):
                 await pi.flush()  # Disposing reaches the broker before this process goes
             host.close()
             tg.cancel_scope.cancel()
+
+
+async def _expire_due(host: Host, tick: float) -> None:
+    """Check deadlines (approval windows, cancelled calls) every `tick` real seconds."""
+    while True:
+        await anyio.sleep(tick)
+        host.expire_due()
+
+
+async def run_host(
+    config: HostConfig,
+    on_ready: Callable[[], None] | None = None,
+    on_endpoint: Callable[[str], None] | None = None,
+) -> None:
+    """Run the host until cancelled: provide the gates, say Ready, and Disposing on the way out.
+
+    With `config.mcp_enabled` it also serves AI apps over MCP Streamable HTTP (`on_endpoint` gets
+    the URL once it listens), from before `on_ready` until before the host closes."""
+    async with host_running(config) as host, anyio.create_task_group() as tg:
+        endpoint = None
+        if config.mcp_enabled:
+            from ._mcp_http import McpEndpoint  # the MCP front is loaded only by a host that serves it
+
+            endpoint = await McpEndpoint.start(host, tg)
+            if endpoint is not None and on_endpoint is not None:
+                on_endpoint(endpoint.url)
+        try:
+            if on_ready is not None:
+                on_ready()
+            await anyio.sleep_forever()
+        finally:
+            if endpoint is not None:
+                with anyio.CancelScope(shield=True):
+                    await endpoint.aclose()

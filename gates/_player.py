@@ -3,6 +3,11 @@
 In the game only the player clicks that window; here only a process that can read the player
 key (`DATA_DIR/player.key`, mode 0600, written by the host at start) can use the gate, so a
 plugin on the bus cannot enable itself or approve its own calls.
+
+`call` stands in for an AI app: when the process that sent it leaves the bus before the answer
+(killed, or gave up), the call is abandoned as an app giving up would: the plugin gets Cancel
+and two minutes to stop (an approval it was waiting for is withdrawn). `approvals` can wait a
+little for one to be asked (`xivmcp approvals --wait SECONDS`), so scripts need not poll.
 """
 
 from __future__ import annotations
@@ -11,10 +16,12 @@ import hmac
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import anyio.abc
+
+from broker import current_caller
 
 from ._contract import (
     PLAYER_KEY_FILE,
@@ -35,6 +42,9 @@ from ._contract import (
     exception_reply,
 )
 from ._host import Host
+
+MAX_WAIT: Final = 60.0
+"""The longest a player command waits for something to happen (`approvals --wait`), in seconds."""
 
 
 def write_secret(path: Path, value: str) -> None:
@@ -74,16 +84,44 @@ class PlayerDesk:
         self.host = host
         self._key = player_key(host.config.data_dir)
         self._tg = task_group
+        self._running: dict[str, set[anyio.CancelScope]] = {}
+        """The commands under way, by the InternalName of the process that sent them."""
+        self._approval_asked = anyio.Event()
+        host.approvals.on_request(lambda _: self._approval_asked.set())
 
     async def handle(self, key: str | None, command_json: str | None) -> str:
         if not key or not hmac.compare_digest(key.encode(), self._key.encode()):
             return error_reply(
                 "Only the player can use XivMcp.Player: pass the key from player.key in XIV MCP's data dir."
             )
-        try:
-            return encode_json({"ok": True, **await self._run(command_json or "")})
-        except Exception as exc:
-            return exception_reply(exc)
+        caller = current_caller()
+        with anyio.CancelScope() as scope:
+            self._running.setdefault(caller, set()).add(scope)
+            try:
+                return encode_json({"ok": True, **await self._run(command_json or "")})
+            except Exception as exc:
+                return exception_reply(exc)
+            finally:
+                scopes = self._running.get(caller, set())
+                scopes.discard(scope)
+                if not scopes:
+                    self._running.pop(caller, None)
+        # Cancelled by `caller_left`: nobody is there to read a reply.
+        return error_reply(f"{caller} left the bus; the command was abandoned.")
+
+    def caller_left(self, name: str) -> None:
+        """The process `name` left the bus: give up what it asked for, as an app that gives up on a
+        call (a direct call is cancelled: its plugin gets Cancel and two minutes to stop)."""
+        for scope in self._running.pop(name, set()):
+            scope.cancel()
+
+    async def _wait_for_approval(self, seconds: float) -> None:
+        """Wait (in real time, at most `seconds`) until an approval waits for the player."""
+        with anyio.move_on_after(min(max(seconds, 0.0), MAX_WAIT)):
+            while not self.host.approvals.pending():
+                if self._approval_asked.is_set():
+                    self._approval_asked = anyio.Event()
+                await self._approval_asked.wait()
 
     async def _run(self, command_json: str) -> dict[str, Any]:
         host = self.host
@@ -99,7 +137,9 @@ class PlayerDesk:
                 return {"plugin": plugin, "state": host.lift(plugin).value}
             case SetMode(plugin=plugin, target=target, mode=mode):
                 return {"plugin": plugin, "target": target, "mode": host.set_mode(plugin, target, mode)}
-            case ListApprovals():
+            case ListApprovals(wait=wait):
+                if wait > 0:
+                    await self._wait_for_approval(wait)
                 return {
                     "approvals": [
                         {

@@ -47,7 +47,7 @@ from gates._contract import (
 )
 from gates._decision import WHOLE_CALL, Allow, Ask, Decision, Deny, SessionGrants
 from gates._definition import acting_capabilities, is_critical, sections
-from gates._errors import SettingError, UnknownCapabilityError
+from gates._errors import SettingError, UnknownCapabilityError, quote
 
 __all__ = [
     "PluginRecord",
@@ -340,7 +340,7 @@ class Policies:
         cap = find_capability(capability)
         if cap is None or capability not in definition.capabilities:
             return Deny(
-                f"{definition.name} can only ask for capabilities it declared; '{capability}' isn't one of "
+                f"{definition.name} can only ask for capabilities it declared; {quote(capability)} isn't one of "
                 f"{', '.join(definition.capabilities)}.",
                 reason="refused",
                 flagged=True,

@@ -152,6 +152,7 @@ class XivMcpClient:
         self._api_version: int | None = None
         self._progress_send: MemoryObjectSendStream[tuple[str, str]] | None = None
         self._failure_hooks: list[Callable[[str], Any]] = []
+        self._registered_hooks: list[Callable[[str, str], Any]] = []
         self._registered = anyio.Event()
         self._register_lock = anyio.Lock()
 
@@ -186,6 +187,8 @@ class XivMcpClient:
                 yield
             finally:
                 await self.aclose()
+                self._progress_send = None
+                send.close()  # and `_send_progress` closes its end
                 tg.cancel_scope.cancel()
 
     async def aclose(self) -> None:
@@ -217,6 +220,11 @@ class XivMcpClient:
         """Call `hook(message)` with XIV MCP's message whenever it rejects a definition."""
         self._failure_hooks.append(hook)
 
+    def on_registered(self, hook: Callable[[str, str], Any]) -> None:
+        """Call `hook(tool_name, state)` each time XIV MCP accepted a tool's registration; `state`
+        is your plugin's state in its reply (`undecided`, `enabled`, `awaiting_consent`, …)."""
+        self._registered_hooks.append(hook)
+
     async def wait_registered(self) -> None:
         """Wait until every tool was sent to XIV MCP at least once."""
         await self._registered.wait()
@@ -233,7 +241,8 @@ class XivMcpClient:
 
     def _add(self, tool: _Tool) -> None:
         self._tools[tool.definition.name] = tool
-        if self._tg is not None and self.is_available:
+        # Before the first registration, `_register_all` sends it with the rest.
+        if self._tg is not None and self._registered.is_set() and self.is_available:
             self._tg.start_soon(self._register_one, tool)
 
     async def remove_tool(self, name: str) -> bool:
@@ -288,19 +297,29 @@ class XivMcpClient:
             if self._api_version != API_VERSION:
                 self._failed(f"XIV MCP speaks API version {self._api_version}; this client needs {API_VERSION}.")
                 return
-            for tool in list(self._tools.values()):
-                await self._register_one(tool)
+            sent: set[str] = set()
+            while todo := [t for name, t in self._tools.items() if name not in sent]:
+                for tool in todo:  # tools added meanwhile are picked up by the next round
+                    sent.add(tool.definition.name)
+                    await self._register_one(tool)
             if self._dependencies is not None:
                 await self.uses_tools(*self._dependencies)
             self._registered.set()
 
     async def _register_one(self, tool: _Tool) -> None:
         try:
-            await self._host_call(Gate.REGISTER_TOOL, self.internal_name, encode_json(tool.definition))
+            reply = await self._host_call(Gate.REGISTER_TOOL, self.internal_name, encode_json(tool.definition))
         except HostReplyError as exc:
             self._failed(str(exc))
+            return
         except IpcError as exc:
             self._failed(f"Could not register {tool.definition.name}: {exc}")
+            return
+        for hook in list(self._registered_hooks):
+            try:
+                hook(tool.definition.name, str(reply.get("state", "")))
+            except Exception:
+                log.exception("%s: an on_registered hook failed", self.internal_name)
 
     def _failed(self, message: str) -> None:
         log.warning("%s: XIV MCP rejected a tool: %s", self.internal_name, message)
@@ -381,11 +400,12 @@ class XivMcpClient:
                 log.warning("%s: dropped a progress line (too many queued)", self.internal_name)
 
     async def _send_progress(self, receive: MemoryObjectReceiveStream[tuple[str, str]]) -> None:
-        async for call_id, text in receive:
-            try:
-                await self._host_call(Gate.REPORT_PROGRESS, call_id, text)
-            except (IpcError, HostReplyError) as exc:
-                log.info("%s: progress line not recorded: %s", self.internal_name, exc)
+        with receive:
+            async for call_id, text in receive:
+                try:
+                    await self._host_call(Gate.REPORT_PROGRESS, call_id, text)
+                except (IpcError, HostReplyError) as exc:
+                    log.info("%s: progress line not recorded: %s", self.internal_name, exc)
 
 
 def _error_text(exc: Exception) -> str:

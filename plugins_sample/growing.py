@@ -34,6 +34,7 @@ def main() -> None:
 
     async def serve() -> None:
         async with XivMcpClient(NAME, bus=args.bus) as client, anyio.create_task_group() as tg:
+            client.on_registered(lambda tool, state: say(f"{NAME}: registered {tool} ({state})"))
             grown = anyio.Event()
 
             def grow(*_: object) -> None:

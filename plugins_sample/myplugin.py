@@ -6,7 +6,8 @@ Tools: `myplugin_status` (read-only), `myplugin_set_flag` (checks its arguments 
 does), `myplugin_follow` / `myplugin_stop`, `myplugin_farm` (long-running: progress, safe to
 cancel), `myplugin_restock` (asks the player's approval mid-call, with the price).
 The plugin keeps its own small world (whom it follows, the flag, kills, gil); the simulated
-game takes that role once it exists.
+game takes that role once it exists. It prints a line on stdout for each tool XIV MCP accepted
+(with the plugin's state) and when farming starts and stops, for people and for tests.
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ def build(client: XivMcpClient, world: World, seconds_per_kill: float) -> None:
         if target is not None and (not isinstance(target, int) or isinstance(target, bool) or target < 1):
             raise McpToolError(f"'kills' must be a whole number of at least 1; got {target!r}.")
         deadline = anyio.current_time() + minutes * 60
+        say(f"{NAME}: farming ({call.id})")
         try:
             while anyio.current_time() < deadline and (target is None or world.kills < target):
                 await call.sleep(seconds_per_kill)  # raises CallCancelledError when cancelled
@@ -117,6 +119,7 @@ def build(client: XivMcpClient, world: World, seconds_per_kill: float) -> None:
             return {"kills": world.kills}
         except CallCancelledError:
             call.progress(f"Stopped safely after {world.kills} kills.")
+            say(f"{NAME}: stopped farming safely after {world.kills} kills ({call.id})")
             raise
 
     async def restock(call: McpCall) -> dict[str, Any]:
@@ -198,6 +201,7 @@ def main() -> None:
     async def serve() -> None:
         async with XivMcpClient(NAME, bus=args.bus) as client:
             client.on_registration_failed(lambda message: say(f"{NAME}: XIV MCP rejected a tool: {message}"))
+            client.on_registered(lambda tool, state: say(f"{NAME}: registered {tool} ({state})"))
             build(client, World(), args.seconds_per_kill)
             say(f"{NAME}: connected to {client.pi.endpoint}")
             await anyio.sleep_forever()

@@ -9,6 +9,9 @@ It provides `RawPlugin.XivMcp.Invoke` and `RawPlugin.XivMcp.Cancel` itself, and 
 * `rawplugin_slow`: replies `{"pending": true}` and finishes later with `XivMcp.CompleteCall`
   (or `XivMcp.FailCall` with "Cancelled." when XIV MCP sends Cancel);
 * `rawplugin_inline`: calls `XivMcp.CompleteCall` from inside Invoke, before its reply.
+
+It prints a line on stdout when it has registered, and when a `rawplugin_slow` call starts, is
+cancelled and is finished (with XIV MCP's answer), for people and for tests that wait on them.
 """
 
 from __future__ import annotations
@@ -71,8 +74,10 @@ class RawPlugin:
         if tool == "rawplugin_echo":
             return json.dumps({"result": {"echo": args}})
         if tool == "rawplugin_slow":
+            seconds = float(args.get("seconds", 0.2))  # not a number: ValueError, as the assistant sees it
             self.cancelled[call_id] = anyio.Event()
-            self.tg.start_soon(self.finish_slow, call_id, float(args.get("seconds", 0.2)))
+            self.tg.start_soon(self.finish_slow, call_id, seconds)
+            say(f"{NAME}: rawplugin_slow started ({call_id})")
             return json.dumps({"pending": True})
         if tool == "rawplugin_inline":
             await self.host("CompleteCall", call_id, json.dumps({"done": "inside Invoke"}))
@@ -84,10 +89,16 @@ class RawPlugin:
         with anyio.move_on_after(seconds):
             await cancelled.wait()
         del self.cancelled[call_id]
-        if cancelled.is_set():
-            await self.host("FailCall", call_id, "Cancelled.")
-        else:
-            await self.host("CompleteCall", call_id, json.dumps({"waited": seconds}))
+        try:
+            if cancelled.is_set():
+                say(f"{NAME}: cancelled ({call_id})")
+                reply = await self.host("FailCall", call_id, "Cancelled.")
+            else:
+                reply = await self.host("CompleteCall", call_id, json.dumps({"waited": seconds}))
+        except IpcError as exc:  # XIV MCP went away meanwhile: nobody waits for this call any more
+            say(f"{NAME}: could not finish {call_id}: {exc}")
+            return
+        say(f"{NAME}: finished {call_id}: {'accepted' if reply.get('ok') else reply.get('error')}")
 
     def cancel(self, call_id: str) -> None:
         event = self.cancelled.get(call_id)

@@ -43,7 +43,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p.add_argument("plugin")
     p.add_argument("target", help="a capability id (spend_gil, …) or one of the plugin's tool names")
     p.add_argument("mode", choices=["allow", "ask", "deny", "default"])
-    command("approvals", "the approvals waiting for the player", lambda a: {"cmd": "approvals"})
+    p = command(
+        "approvals", "the approvals waiting for the player", lambda a: {"cmd": "approvals", "wait": a.wait}
+    )
+    p.add_argument(
+        "--wait", type=float, default=0, metavar="SECONDS", help="if none waits yet, wait up to SECONDS for one"
+    )
     p = command(
         "approve",
         "approve a waiting approval (once, for this session, or always)",

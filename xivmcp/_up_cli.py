@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from gates import HostConfig, run_host
+from gates import DEFAULT_HTTP_PORT, EndpointError, HostConfig, check_bind_address, parse_http_address, run_host
 
 from ._common import print_err, run_async
 
@@ -25,29 +26,88 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     host_opts.add_argument(
         "--test-clock", action="store_true", help="a manual clock moved by `xivmcp advance-clock` (tests only)"
     )
+    add_http_options(host_opts)
     p = sub.add_parser("host", parents=[common, host_opts], help="run the XIV MCP host (InternalName XivMcp)")
     p.set_defaults(func=cmd_host)
     p = sub.add_parser("up", parents=[common, host_opts], help="run broker and host together")
     p.set_defaults(func=cmd_up)
 
 
+def add_http_options(parser: argparse.ArgumentParser) -> None:
+    """The MCP endpoint's options, shared by `xivmcp host` and `xivmcp up`."""
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        default=None,
+        help=f"where AI apps connect over MCP (default 127.0.0.1:{DEFAULT_HTTP_PORT}; port 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--allow-remote-http", action="store_true", help="allow --http on a non-loopback address (other machines)"
+    )
+    parser.add_argument("--no-mcp", action="store_true", help="do not serve AI apps (no MCP endpoint)")
+    parser.add_argument(
+        "--no-auth-for-conformance-tests",
+        action="store_true",
+        help="TESTS ONLY: serve MCP on 127.0.0.1 without the bearer token, for MCP conformance runs",
+    )
+
+
+def http_arguments(args: argparse.Namespace) -> list[str]:
+    """The endpoint's options again, for the host process `xivmcp up` starts."""
+    return (
+        (["--http", args.http] if args.http else [])
+        + (["--allow-remote-http"] if args.allow_remote_http else [])
+        + (["--no-mcp"] if args.no_mcp else [])
+        + (["--no-auth-for-conformance-tests"] if args.no_auth_for_conformance_tests else [])
+    )
+
+
 def host_config(args: argparse.Namespace) -> HostConfig:
-    return HostConfig(
+    """The host's configuration from the command line; EndpointError for an address it must refuse."""
+    http = parse_http_address(args.http) if args.http else None
+    if http is not None and not args.no_mcp:
+        remote, no_auth = args.allow_remote_http, args.no_auth_for_conformance_tests
+        check_bind_address(http[0], allow_remote=remote, auth_disabled=no_auth)
+    config = HostConfig(
         bus=args.bus,
         data_dir=Path(args.data_dir),
         auto_enable=args.auto_enable,
         test_clock=args.test_clock,
+        mcp_enabled=not args.no_mcp,
+        allow_remote_http=args.allow_remote_http,
+        http_required=http is not None,  # the default address may be taken: then the host runs without it
+        auth_disabled=args.no_auth_for_conformance_tests,
     )
+    return config if http is None else dataclasses.replace(config, http_host=http[0], http_port=http[1])
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    config = host_config(args)
+    try:
+        config = host_config(args)
+    except EndpointError as exc:
+        print_err(str(exc))
+        return 2
+
+    def on_endpoint(url: str) -> None:
+        note = " WITHOUT the bearer token (tests only)" if config.auth_disabled else ""
+        print(f"xivmcp host: MCP endpoint {url}{note}; `xivmcp connect` shows how apps connect", flush=True)
 
     async def main() -> int:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_stop_on_signal, tg.cancel_scope)
-            await run_host(config, on_ready=lambda: print(f"xivmcp host: ready on {config.bus}", flush=True))
-            tg.cancel_scope.cancel()
+        refused: list[str] = []
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_stop_on_signal, tg.cancel_scope)
+                await run_host(
+                    config,
+                    on_ready=lambda: print(f"xivmcp host: ready on {config.bus}", flush=True),
+                    on_endpoint=on_endpoint,
+                )
+                tg.cancel_scope.cancel()
+        except* EndpointError as group:  # the MCP endpoint could not start (address taken, not loopback)
+            refused.extend(str(exc) for exc in group.exceptions)
+        if refused:
+            print_err(refused[0])
+            return 2
         return 0
 
     return run_async(main)
@@ -64,9 +124,18 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
 
 def cmd_up(args: argparse.Namespace) -> int:
     """Start broker and host as child processes; stop both when either ends or on Ctrl-C."""
+    try:
+        host_config(args)  # refuse a bad --http before starting anything
+    except EndpointError as exc:
+        print_err(str(exc))
+        return 2
     Path(args.data_dir).mkdir(parents=True, exist_ok=True)
     common = ["--bus", args.bus, "--data-dir", args.data_dir] + (["-v"] if args.verbose else [])
-    extra = (["--auto-enable"] if args.auto_enable else []) + (["--test-clock"] if args.test_clock else [])
+    extra = (
+        (["--auto-enable"] if args.auto_enable else [])
+        + (["--test-clock"] if args.test_clock else [])
+        + http_arguments(args)
+    )
     commands = [
         [sys.executable, "-m", "xivmcp", "broker", *common],
         [sys.executable, "-m", "xivmcp", "host", *common, *extra],

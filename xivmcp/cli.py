@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from broker import DEFAULT_ENDPOINT, ENV_BUS
 
-from . import _bus_cli, _player_cli, _up_cli
+from . import _bus_cli, _connect_cli, _player_cli, _up_cli
 from ._common import default_data_dir
 
 
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     _up_cli.add_parsers(sub, common)
     _bus_cli.add_parsers(sub, common)
     _player_cli.add_parsers(sub, common)
+    _connect_cli.add_parsers(sub, common)
     return parser
 
 

@@ -1,0 +1,717 @@
+"""Contract tests of every `XivMcp.*` gate, good input and bad, on a host running in this process.
+
+The host and a broker thread run in the test's event loop; the test's own peer calls the gates as
+a plugin would. The process boundary is not the point here (see test_samples.py for that).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+import broker
+
+from ._system import Player, gate, inprocess_host, ok, plugin_peer, read_audit, refused, start_call
+
+pytestmark = pytest.mark.asyncio
+
+# The gates of the seed's table (seeds/001), with their parameters; every one takes strings.
+HOST_GATES: dict[str, tuple[str, ...]] = {
+    "ApiVersion": (),
+    "IsReady": (),
+    "ListCapabilities": (),
+    "RegisterTool": ("owner", "definitionJson"),
+    "UnregisterTool": ("owner", "name"),
+    "UnregisterAll": ("owner",),
+    "GetStatus": ("owner",),
+    "DeclareDependencies": ("owner", "json"),
+    "CheckPermission": ("owner", "capability"),
+    "RequestApproval": ("callId", "requestJson"),
+    "GetApproval": ("approvalId",),
+    "CompleteCall": ("callId", "resultJson"),
+    "FailCall": ("callId", "message"),
+    "ReportProgress": ("callId", "text"),
+    "StartJob": ("owner", "jobJson"),
+    "GetJob": ("id",),
+    "ListJobs": ("owner",),
+    "PauseJob": ("id",),
+    "ResumeJob": ("id",),
+    "CancelJob": ("id",),
+}
+CATALOG = {
+    "read_game": "low",
+    "game_ui": "medium",
+    "move_character": "medium",
+    "move_items": "medium",
+    "network": "medium",
+    "combat": "high",
+    "spend_gil": "high",
+    "spend_currency": "high",
+    "trade_items": "high",
+    "chat_send": "high",
+    "login": "high",
+    "edit_settings": "high",
+    "discard_items": "critical",
+}
+HUGE = "x" * 500_000
+SHOUTY = "\x7f" * 200_000
+"""Characters a message would have to escape: quoting them whole would make the reply 5 times larger."""
+
+
+def tool(name: str, **fields: Any) -> str:
+    return json.dumps({"name": name, "description": f"{name} of the test.", **fields}, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- G1: names, signatures, version
+
+
+async def test_g1_every_host_gate_of_the_table_is_on_the_bus_with_its_signature(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        table = {g.name: g for g in await pi.list_gates()}
+        for name, params in HOST_GATES.items():
+            info = table.get(f"XivMcp.{name}")
+            assert info is not None and info.func is not None, f"XivMcp.{name} is missing"
+            assert info.func.provider == "XivMcp"
+            assert len(info.func.params) == len(params), name
+            assert all(p.rstrip("?") == "string" for p in info.func.params), (name, info.func.params)
+            expected = {"ApiVersion": "integer", "IsReady": "boolean"}.get(name, "string")
+            assert info.func.returns == expected, name
+
+
+async def test_g1_api_version_answers_2_and_is_ready_answers_true(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        assert await gate(pi, "ApiVersion") == 2
+        assert await gate(pi, "IsReady") is True
+
+
+async def test_g1_a_plugins_gates_are_named_internal_name_dot_xivmcp_dot_gate(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        await plugin.register("testpeer_do")
+        await Player(plugin.pi, tmp_path).ok("enable", plugin="TestPeer")
+        await Player(plugin.pi, tmp_path).ok("mode", plugin="TestPeer", target="game_ui", mode="allow")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, Player(plugin.pi, tmp_path), "testpeer_do", {"n": 1})
+            call_id, name, args = await plugin.next_invoke()  # arrived on TestPeer.XivMcp.Invoke
+            assert (name, json.loads(args)) == ("testpeer_do", {"n": 1})
+            await ok(plugin.pi, "CompleteCall", call_id, '{"done": true}')
+            assert (await call.outcome())["result"] == {"done": True}
+
+
+async def test_g1_list_capabilities_returns_the_catalog(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        reply = await ok(pi, "ListCapabilities")
+        capabilities = reply["capabilities"]
+        assert {c["id"]: c["risk"] for c in capabilities} == CATALOG
+        for c in capabilities:
+            assert set(c) == {"id", "risk", "title", "description", "default"}
+            assert c["title"] and c["description"]
+            assert c["default"] == ("allow" if c["risk"] == "low" else "ask")
+
+
+# --------------------------------------------------------------------------- G2: never raises, whatever it is sent
+
+BAD_INPUT: list[tuple[str, tuple[object, ...]]] = [
+    # wrong JSON, wrong JSON types, missing fields, null arguments, huge strings
+    ("RegisterTool", ("TestPeer", "{")),
+    ("RegisterTool", ("TestPeer", "[1, 2]")),
+    ("RegisterTool", ("TestPeer", '"a string"')),
+    ("RegisterTool", ("TestPeer", "")),
+    ("RegisterTool", ("TestPeer", None)),
+    ("RegisterTool", (None, None)),
+    ("RegisterTool", (None, tool("testpeer_a", readOnly=True))),
+    ("RegisterTool", ("TestPeer", '{"name": 5, "description": "x", "readOnly": true}')),
+    ("RegisterTool", ("TestPeer", '{"name": "testpeer_a", "description": "x", "readOnly": "yes"}')),
+    ("RegisterTool", ("TestPeer", '{"name": "testpeer_a", "description": "x", "capabilities": "game_ui"}')),
+    ("RegisterTool", ("TestPeer", '{"name": "testpeer_a", "description": "x", "capabilities": [1]}')),
+    ("RegisterTool", ("TestPeer", '{"name": "testpeer_a", "description": "x", "capabilities": null}')),
+    ("RegisterTool", ("TestPeer", '{"name": "testpeer_a", "capabilities": ["game_ui"]}')),
+    ("RegisterTool", ("TestPeer", '{"description": "x", "capabilities": ["game_ui"]}')),
+    ("RegisterTool", ("TestPeer", '{"name": "testpeer_a", "description": "x", "inputSchema": [], "readOnly": true}')),
+    ("RegisterTool", ("TestPeer", tool(HUGE, readOnly=True))),
+    ("RegisterTool", ("TestPeer", tool("testpeer_a", capabilities=[HUGE]))),
+    ("RegisterTool", ("TestPeer", tool("testpeer_a", capabilities=[SHOUTY]))),
+    ("RegisterTool", (HUGE, tool("testpeer_a", readOnly=True))),
+    ("RegisterTool", (SHOUTY, tool("testpeer_a", readOnly=True))),
+    ("RegisterTool", ("TestPeer", HUGE)),
+    ("UnregisterTool", ("TestPeer", None)),
+    ("UnregisterTool", (None, "testpeer_a")),
+    ("UnregisterTool", ("Other", "testpeer_a")),
+    ("UnregisterAll", (None,)),
+    ("UnregisterAll", (HUGE,)),
+    ("GetStatus", (None,)),
+    ("GetStatus", ("",)),
+    ("GetStatus", (SHOUTY,)),
+    ("DeclareDependencies", ("TestPeer", "{")),
+    ("DeclareDependencies", ("TestPeer", None)),
+    ("DeclareDependencies", ("TestPeer", "{}")),
+    ("DeclareDependencies", ("TestPeer", '{"tools": null}')),
+    ("DeclareDependencies", ("TestPeer", '{"tools": [{"plugin": "X"}]}')),
+    ("DeclareDependencies", ("TestPeer", '{"tools": [{"tool": 7}]}')),
+    ("DeclareDependencies", ("TestPeer", json.dumps({"tools": [{"tool": HUGE}]}))),
+    ("DeclareDependencies", (None, '{"tools": []}')),
+    ("CheckPermission", ("TestPeer", None)),
+    ("CheckPermission", ("TestPeer", "fly")),
+    ("CheckPermission", ("TestPeer", HUGE)),
+    ("CheckPermission", (None, "game_ui")),
+    ("RequestApproval", (None, None)),
+    ("RequestApproval", ("c999", '{"capability": "spend_gil", "summary": "x"}')),
+    ("RequestApproval", (SHOUTY, "{")),
+    ("GetApproval", (None,)),
+    ("GetApproval", ("a999",)),
+    ("GetApproval", (SHOUTY,)),
+    ("CompleteCall", (None, None)),
+    ("CompleteCall", ("c999", '{"kills": 31}')),
+    ("CompleteCall", (SHOUTY, "{}")),
+    ("CompleteCall", (HUGE, HUGE)),
+    ("FailCall", (None, None)),
+    ("FailCall", ("c999", "Bags full.")),
+    ("FailCall", (SHOUTY, HUGE)),
+    ("ReportProgress", (None, None)),
+    ("ReportProgress", ("c999", "12 kills")),
+    ("ReportProgress", (SHOUTY, "12 kills")),
+    ("StartJob", ("TestPeer", "{")),
+    ("StartJob", (None, None)),
+    ("GetJob", (None,)),
+    ("ListJobs", ("TestPeer",)),
+    ("PauseJob", ("j1",)),
+    ("ResumeJob", ("j1",)),
+    ("CancelJob", (HUGE,)),
+]
+
+
+BAD_INPUT_BY_GATE: dict[str, list[tuple[object, ...]]] = {}
+for _gate, _args in BAD_INPUT:
+    BAD_INPUT_BY_GATE.setdefault(_gate, []).append(_args)
+
+
+@pytest.mark.parametrize("name", list(BAD_INPUT_BY_GATE))
+async def test_g2_host_gate_answers_ok_false_with_a_short_error_whatever_it_is_sent(tmp_path: Path, name: str) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        for args in BAD_INPUT_BY_GATE[name]:
+            shown = [a if not isinstance(a, str) or len(a) < 60 else f"<{len(a)} characters>" for a in args]
+            with anyio.fail_after(10):
+                text = await pi.get_ipc_subscriber(f"XivMcp.{name}").invoke_func(*args)
+            assert isinstance(text, str), shown
+            assert len(text) < 16 * 1024, f"{shown}: a {len(text)}-byte reply quotes too much of what was sent"
+            reply = json.loads(text)
+            assert reply["ok"] is False and set(reply) == {"ok", "error"}, (shown, reply)
+            assert isinstance(reply["error"], str) and reply["error"].endswith((".", ")")), (shown, reply)
+        assert await gate(pi, "IsReady") is True  # and the host is still there
+
+
+async def test_g2_gates_answer_ok_true_with_their_document_on_good_input(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        register = await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+        assert set(register) == {"ok", "name", "enabled", "awaitingConsent", "state", "capabilities"}
+        assert (await ok(pi, "UnregisterTool", "TestPeer", "testpeer_look"))["removed"] is True
+        assert (await ok(pi, "UnregisterTool", "TestPeer", "testpeer_look"))["removed"] is False
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_act", capabilities=["game_ui"]))
+        assert await ok(pi, "UnregisterAll", "TestPeer") == {"ok": True, "removed": 2}
+        assert await ok(pi, "UnregisterAll", "TestPeer") == {"ok": True, "removed": 0}
+        assert (await ok(pi, "DeclareDependencies", "TestPeer", '{"tools": []}'))["dependencies"] == []
+        assert (await ok(pi, "CheckPermission", "TestPeer", "game_ui"))["mode"] == "deny"
+
+
+async def test_g2_a_huge_but_valid_definition_is_accepted(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        reply = await ok(
+            pi,
+            "RegisterTool",
+            "TestPeer",
+            tool(
+                "testpeer_long",
+                readOnly=True,
+                inputSchema={"type": "object", "properties": {"text": {"type": "string", "description": HUGE}}},
+            ),
+        )
+        assert reply["name"] == "testpeer_long"
+
+
+async def test_g2_a_non_string_argument_is_refused_by_the_bus_before_the_host_as_in_the_framework(
+    tmp_path: Path,
+) -> None:
+    # The gates are Func<string, …>: in the game a plugin cannot even call them with an int. On
+    # the bus the provider's signature check refuses it, before XIV MCP's handler runs.
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        with pytest.raises(broker.IpcTypeMismatchError):
+            await pi.get_ipc_subscriber("XivMcp.RegisterTool").invoke_func("TestPeer", 5)
+        with pytest.raises(broker.IpcLengthMismatchError):
+            await pi.get_ipc_subscriber("XivMcp.GetStatus").invoke_func()
+        assert await gate(pi, "IsReady") is True
+
+
+# --------------------------------------------------------------------------- G3: owner is the caller
+
+
+async def test_g3_a_peer_cannot_act_as_another_owner(tmp_path: Path) -> None:
+    async with (
+        inprocess_host(tmp_path) as (endpoint, host),
+        broker.connect(endpoint, "MyPlugin") as victim,
+        broker.connect(endpoint, "Spoofer") as pi,
+    ):
+        await ok(victim, "RegisterTool", "MyPlugin", tool("myplugin_status", readOnly=True))
+        for name, args in (
+            ("RegisterTool", ("MyPlugin", tool("myplugin_evil", readOnly=True))),
+            ("UnregisterTool", ("MyPlugin", "myplugin_status")),
+            ("UnregisterAll", ("MyPlugin",)),
+            ("GetStatus", ("MyPlugin",)),
+            ("DeclareDependencies", ("MyPlugin", '{"tools": []}')),
+            ("CheckPermission", ("MyPlugin", "game_ui")),
+        ):
+            error = await refused(pi, name, *args)
+            assert error.startswith("'MyPlugin' is not your InternalName: this call comes from 'Spoofer'."), error
+        assert [t.name for t in host.registry.tools_of("MyPlugin")] == ["myplugin_status"]
+
+
+async def test_g3_no_plugin_registers_as_xivmcp_itself(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        error = await refused(pi, "RegisterTool", "XivMcp", tool("testpeer_a", readOnly=True))
+        assert "not your InternalName" in error
+
+
+# --------------------------------------------------------------------------- G4: tool definitions
+
+
+async def test_g4_t1_a_tool_that_is_not_read_only_must_declare_capabilities(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        error = await refused(pi, "RegisterTool", "TestPeer", tool("testpeer_act"))
+        assert "A tool that isn't readOnly must declare its 'capabilities'" in error
+        error = await refused(pi, "RegisterTool", "TestPeer", tool("testpeer_act", capabilities=[]))
+        assert "must declare its 'capabilities'" in error
+        error = await refused(pi, "RegisterTool", "TestPeer", tool("testpeer_act", capabilities=["read_game"]))
+        assert "must declare its 'capabilities'" in error
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+
+
+async def test_g4_read_only_and_destructive_together_are_refused(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        error = await refused(pi, "RegisterTool", "TestPeer", tool("testpeer_x", readOnly=True, destructive=True))
+        assert "can't be both readOnly and destructive" in error
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_x", destructive=True, capabilities=["discard_items"]))
+
+
+async def test_g4_an_unknown_capability_id_is_refused_with_the_valid_ones(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        error = await refused(pi, "RegisterTool", "TestPeer", tool("testpeer_x", capabilities=["game_ui", "fly"]))
+        assert error.startswith("Unknown capability 'fly'. Valid: read_game, game_ui")
+        error = await refused(pi, "RegisterTool", "TestPeer", tool("testpeer_x", capabilities=["Game_UI"]))
+        assert "Unknown capability 'Game_UI'" in error
+
+
+async def test_g4_read_game_is_added_to_every_tool(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        reply = await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_act", capabilities=["spend_gil", "game_ui"]))
+        assert [c["id"] for c in reply["capabilities"]] == ["read_game", "spend_gil", "game_ui"]
+        reply = await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+        assert [c["id"] for c in reply["capabilities"]] == ["read_game"]
+        status = await ok(pi, "GetStatus", "TestPeer")
+        assert [c["id"] for c in status["capabilities"]] == ["read_game", "spend_gil", "game_ui"]
+
+
+async def test_g4_a_read_only_tool_cannot_declare_acting_capabilities(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        error = await refused(
+            pi, "RegisterTool", "TestPeer", tool("testpeer_x", readOnly=True, capabilities=["game_ui"])
+        )
+        assert "A read-only tool can't declare game_ui" in error
+
+
+async def test_g4_tool_names_are_3_to_64_lowercase_letters_digits_or_underscores(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        for name in ("ab", "MyPlugin_x", "1plugin_x", "my-plugin", "x" * 65, ""):
+            assert "Invalid tool name" in await refused(pi, "RegisterTool", "TestPeer", tool(name, readOnly=True))
+        for name in ("abc", "x" * 64, "testpeer_2_b"):
+            await ok(pi, "RegisterTool", "TestPeer", tool(name, readOnly=True))
+
+
+async def test_g4_the_input_schema_must_be_an_object_schema(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        error = await refused(
+            pi, "RegisterTool", "TestPeer", tool("testpeer_x", readOnly=True, inputSchema={"type": "array"})
+        )
+        assert '"type": "object"' in error
+
+
+async def test_t5_a_tool_without_arguments_may_leave_the_input_schema_out(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, host), broker.connect(endpoint, "TestPeer") as pi:
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+        registered = host.registry.get("testpeer_look")
+        assert registered is not None and registered.definition.input_schema is None
+
+
+# --------------------------------------------------------------------------- T6: names
+
+
+async def test_t6_a_plugin_cannot_use_xivmcps_own_tool_names(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, host), broker.connect(endpoint, "TestPeer") as pi:
+        for name in ("navigate_to", "set_map_flag", "get_inventory", "start_job", "wait"):
+            error = await refused(pi, "RegisterTool", "TestPeer", tool(name, readOnly=True))
+            assert error.startswith(f"'{name}' is an XIV MCP tool"), error
+        assert host.registry.tools_of("TestPeer") == ()
+
+
+async def test_t6_a_plugin_cannot_take_another_plugins_tool_name(tmp_path: Path) -> None:
+    async with (
+        inprocess_host(tmp_path) as (endpoint, host),
+        broker.connect(endpoint, "FirstPlugin") as first,
+        broker.connect(endpoint, "SecondPlugin") as second,
+    ):
+        await ok(first, "RegisterTool", "FirstPlugin", tool("shared_name", readOnly=True))
+        error = await refused(second, "RegisterTool", "SecondPlugin", tool("shared_name", readOnly=True))
+        assert "'shared_name' is already registered by another plugin" in error
+        assert (await ok(second, "UnregisterTool", "SecondPlugin", "shared_name"))["removed"] is False
+        assert host.registry.owner_of("shared_name") == "FirstPlugin"
+        # its own name it may register again, replacing the definition
+        await ok(first, "RegisterTool", "FirstPlugin", tool("shared_name", capabilities=["game_ui"]))
+        registered = host.registry.get("shared_name")
+        assert registered is not None and not registered.definition.read_only
+
+
+# --------------------------------------------------------------------------- G5: GetStatus
+
+
+async def test_g5_get_status_reports_state_can_run_reason_tools_capabilities_and_dependencies(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        player = Player(pi, tmp_path)
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_buy", capabilities=["spend_gil"]))
+        status = await ok(pi, "GetStatus", "TestPeer")
+        assert set(status) == {"ok", "state", "canRun", "suspendReason", "tools", "capabilities", "dependencies"}
+        assert (status["state"], status["canRun"], status["suspendReason"]) == ("undecided", False, None)
+        assert status["tools"] == [
+            {"name": "testpeer_look", "mode": "deny", "own": False},
+            {"name": "testpeer_buy", "mode": "deny", "own": False},
+        ]
+        assert status["capabilities"] == [{"id": "read_game", "mode": "deny"}, {"id": "spend_gil", "mode": "deny"}]
+        assert status["dependencies"] == []
+
+        await player.ok("enable", plugin="TestPeer")
+        await player.ok("mode", plugin="TestPeer", target="testpeer_buy", mode="allow")
+        status = await ok(pi, "GetStatus", "TestPeer")
+        assert (status["state"], status["canRun"], status["suspendReason"]) == ("enabled", True, None)
+        assert status["tools"] == [
+            {"name": "testpeer_look", "mode": "allow", "own": False},
+            {"name": "testpeer_buy", "mode": "allow", "own": True},
+        ]
+        assert status["capabilities"] == [{"id": "read_game", "mode": "allow"}, {"id": "spend_gil", "mode": "ask"}]
+
+        await player.ok("keep_disabled", plugin="TestPeer")
+        status = await ok(pi, "GetStatus", "TestPeer")
+        assert (status["state"], status["canRun"]) == ("kept_disabled", False)
+
+
+async def test_g5_check_permission_is_deny_unless_enabled_then_the_players_mode(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        player = Player(pi, tmp_path)
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_buy", capabilities=["spend_gil"]))
+        reply = await ok(pi, "CheckPermission", "TestPeer", "spend_gil")
+        assert {k: reply[k] for k in ("mode", "enabled", "suspended", "state")} == {
+            "mode": "deny",
+            "enabled": False,
+            "suspended": False,
+            "state": "undecided",
+        }
+        await player.ok("enable", plugin="TestPeer")
+        assert (await ok(pi, "CheckPermission", "TestPeer", "spend_gil"))["mode"] == "ask"
+        assert (await ok(pi, "CheckPermission", "TestPeer", "read_game"))["mode"] == "allow"
+        await player.ok("mode", plugin="TestPeer", target="spend_gil", mode="deny")
+        reply = await ok(pi, "CheckPermission", "TestPeer", "spend_gil")
+        assert (reply["mode"], reply["enabled"], reply["state"]) == ("deny", True, "enabled")
+        await player.ok("mode", plugin="TestPeer", target="spend_gil", mode="allow")
+        assert (await ok(pi, "CheckPermission", "TestPeer", "spend_gil"))["mode"] == "allow"
+        # a critical capability is never more than ask
+        assert "never allow" in (await player("mode", plugin="TestPeer", target="discard_items", mode="allow"))["error"]
+        assert (await ok(pi, "CheckPermission", "TestPeer", "discard_items"))["mode"] == "ask"
+
+
+# --------------------------------------------------------------------------- G6: dependencies
+
+
+def other_plugin_tool(tool_name: str = "otherplugin_announce", **changes: Any) -> dict[str, Any]:
+    entry = {
+        "tool": tool_name,
+        "plugin": "OtherPlugin",
+        "name": "Other Plugin",
+        "repo": "https://example.com/repo.json",
+        "minVersion": "1.2.0",
+    }
+    entry.update(changes)
+    return {k: v for k, v in entry.items() if v is not None}
+
+
+async def declare(pi: broker.PluginInterface, *tools: dict[str, Any]) -> list[dict[str, Any]]:
+    reply = await ok(pi, "DeclareDependencies", pi.name, json.dumps({"tools": list(tools)}))
+    dependencies: list[dict[str, Any]] = reply["dependencies"]
+    return dependencies
+
+
+async def test_g6_a_declaration_replaces_the_previous_one_and_an_empty_one_clears_it(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        first = await declare(pi, {"tool": "navigate_to"}, other_plugin_tool())
+        assert [d["tool"] for d in first] == ["navigate_to", "otherplugin_announce"]
+        second = await declare(pi, {"tool": "buy_item"})
+        assert [d["tool"] for d in second] == ["buy_item"]
+        assert [d["tool"] for d in (await ok(pi, "GetStatus", "TestPeer"))["dependencies"]] == ["buy_item"]
+        assert await declare(pi) == []
+        assert (await ok(pi, "GetStatus", "TestPeer"))["dependencies"] == []
+
+
+async def test_g6_each_entry_reports_state_message_and_install(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        navigate, announce, duty = await declare(pi, {"tool": "navigate_to"}, other_plugin_tool(), {"tool": "run_duty"})
+        for entry in (navigate, announce, duty):
+            assert set(entry) == {"tool", "plugin", "state", "message", "install"}
+            for install in entry["install"]:
+                assert {"plugin", "name", "repo", "needed", "installed", "outdated", "reason"} <= set(install)
+        assert (navigate["plugin"], navigate["state"]) == (None, "ok")
+        assert navigate["message"].startswith("Ready.")
+        assert [i["plugin"] for i in navigate["install"]] == ["vnavmesh", "Lifestream"]
+        assert all(i["needed"] is False and i["without"] for i in navigate["install"])
+        assert (announce["plugin"], announce["state"]) == ("OtherPlugin", "plugin_not_loaded")
+        assert announce["install"][0]["repo"] == "https://example.com/repo.json"
+        # a built-in that cannot run without its plugin
+        assert duty["state"] == "needs_plugin"
+        assert [(i["plugin"], i["needed"]) for i in duty["install"]] == [("AutoDuty", True)]
+
+
+async def test_g6_another_plugins_tool_is_ok_once_its_plugin_is_connected_registered_and_enabled(
+    tmp_path: Path,
+) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        assert (await declare(pi, other_plugin_tool()))[0]["state"] == "plugin_not_loaded"
+        async with broker.connect(endpoint, "OtherPlugin") as other:
+            assert (await declare(pi, other_plugin_tool()))[0]["state"] == "tool_missing"
+            await ok(other, "RegisterTool", "OtherPlugin", tool("otherplugin_announce", capabilities=["chat_send"]))
+            assert (await declare(pi, other_plugin_tool()))[0]["state"] == "not_enabled"
+            await Player(pi, tmp_path).ok("enable", plugin="OtherPlugin")
+            assert (await declare(pi, other_plugin_tool()))[0]["state"] == "ok"
+
+
+async def test_g6_a_built_in_tool_is_named_alone(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        error = await refused(
+            pi,
+            "DeclareDependencies",
+            "TestPeer",
+            json.dumps({"tools": [{"tool": "navigate_to", "plugin": "vnavmesh"}]}),
+        )
+        assert "'navigate_to' is built into XIV MCP; declare it with 'tool' alone" in error
+
+
+async def test_g6_another_plugins_tool_needs_plugin_name_repo_and_min_version(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        for missing in ("plugin", "name", "repo", "minVersion"):
+            entry = other_plugin_tool(**{missing: None})
+            error = await refused(pi, "DeclareDependencies", "TestPeer", json.dumps({"tools": [entry]}))
+            assert f"'{missing}' is missing" in error
+        document = json.dumps({"tools": [other_plugin_tool(minVersion="soon")]})
+        assert "must be a version like" in await refused(pi, "DeclareDependencies", "TestPeer", document)
+
+
+async def test_g6_repo_is_an_https_url_or_official(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        for repo in ("https://example.com/repo.json", "official"):
+            await ok(pi, "DeclareDependencies", "TestPeer", json.dumps({"tools": [other_plugin_tool(repo=repo)]}))
+        for repo in ("http://example.com/repo.json", "example.com/repo.json", "https://", "Official", ""):
+            document = json.dumps({"tools": [other_plugin_tool(repo=repo)]})
+            error = await refused(pi, "DeclareDependencies", "TestPeer", document)
+            assert "must be the https URL" in error or "'repo' is missing" in error, (repo, error)
+
+
+async def test_g6_at_most_64_tools(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        tools = [other_plugin_tool(f"otherplugin_tool{i}") for i in range(65)]
+        assert len(await declare(pi, *tools[:64])) == 64
+        error = await refused(pi, "DeclareDependencies", "TestPeer", json.dumps({"tools": tools}))
+        assert error == "Declare at most 64 tools; this declaration has 65."
+        assert len((await ok(pi, "GetStatus", "TestPeer"))["dependencies"]) == 64  # the refused one changed nothing
+
+
+# --------------------------------------------------------------------------- G7, G9: calls and approvals
+
+
+async def test_g7_invoke_replies_result_error_or_pending(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        for name in ("testpeer_result", "testpeer_error", "testpeer_pending", "testpeer_garbage"):
+            await plugin.register(name, readOnly=True)
+        await player.ok("enable", plugin="TestPeer")
+
+        async def result(*_: str) -> str:
+            return '{"result": {"kills": 3}}'
+
+        async def error(*_: str) -> str:
+            return '{"error": "Not at a summoning bell."}'
+
+        async def garbage(*_: str) -> str:
+            return '{"neither": 1}'
+
+        plugin.handlers.update(testpeer_result=result, testpeer_error=error, testpeer_garbage=garbage)
+        assert await player.result("testpeer_result") == {"kills": 3}
+        assert await player.error("testpeer_error") == "Not at a summoning bell."
+        assert "TestPeer returned an invalid reply" in await player.error("testpeer_garbage")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_pending")
+            for _ in range(3):
+                await plugin.next_invoke()
+            call_id, _, _ = await plugin.next_invoke()
+            # the result itself, not wrapped: a document with a "result" key stays as it is
+            await ok(plugin.pi, "CompleteCall", call_id, '{"result": "kept as sent"}')
+            assert (await call.outcome())["result"] == {"result": "kept as sent"}
+
+
+async def test_g7_complete_call_fail_call_and_request_approval_work_from_inside_invoke(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_inline", capabilities=["game_ui"])
+        await plugin.register("testpeer_refuse", capabilities=["game_ui"])
+        await player.ok("enable", plugin="TestPeer")
+        await player.ok("mode", plugin="TestPeer", target="game_ui", mode="allow")
+        approvals: list[dict[str, Any]] = []
+
+        async def inline(call_id: str, *_: str) -> str:
+            request = json.dumps({"capability": "game_ui", "summary": "Open the map"})
+            approvals.append(await ok(plugin.pi, "RequestApproval", call_id, request))
+            await ok(plugin.pi, "ReportProgress", call_id, "halfway")
+            await ok(plugin.pi, "CompleteCall", call_id, '{"done": "inside Invoke"}')
+            return '{"pending": true}'
+
+        async def refuse(call_id: str, *_: str) -> str:
+            await ok(plugin.pi, "FailCall", call_id, "Bags full after 31 kills.")
+            return '{"pending": true}'
+
+        plugin.handlers.update(testpeer_inline=inline, testpeer_refuse=refuse)
+        assert await player.result("testpeer_inline") == {"done": "inside Invoke"}
+        assert approvals[0]["state"] == "approved" and set(approvals[0]) == {"ok", "approvalId", "state"}
+        assert await player.error("testpeer_refuse") == "Bags full after 31 kills."
+
+
+async def test_g7_a_call_ends_once_and_only_its_plugin_ends_it(tmp_path: Path) -> None:
+    async with (
+        inprocess_host(tmp_path) as (endpoint, _),
+        plugin_peer(endpoint, "TestPeer") as plugin,
+        broker.connect(endpoint, "Spoofer") as spoofer,
+    ):
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_slow", readOnly=True)
+        await player.ok("enable", plugin="TestPeer")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_slow")
+            call_id, _, _ = await plugin.next_invoke()
+            # SPEC: G3 - another peer cannot finish, fail, report on or ask during someone else's call
+            for name, arg in (("CompleteCall", "{}"), ("FailCall", "no"), ("ReportProgress", "x")):
+                assert "belongs to TestPeer; Spoofer can only" in await refused(spoofer, name, call_id, arg)
+            request = '{"capability": "game_ui", "summary": "x"}'
+            assert "belongs to TestPeer" in await refused(spoofer, "RequestApproval", call_id, request)
+            error = await refused(plugin.pi, "CompleteCall", call_id, "{not json")
+            assert "not valid JSON" in error and "still pending" in error
+            await ok(plugin.pi, "CompleteCall", call_id, "31")
+            assert (await call.outcome())["result"] == 31
+        assert "There is no pending call" in await refused(plugin.pi, "CompleteCall", call_id, "32")
+        assert "There is no pending call" in await refused(plugin.pi, "FailCall", call_id, "late")
+
+
+async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_approval_follows(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_shop", capabilities=["game_ui", "spend_gil", "move_items"])
+        await player.ok("enable", plugin="TestPeer")
+        await player.set_modes("TestPeer", game_ui="allow", spend_gil="allow", move_items="allow")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_shop")
+            call_id, _, _ = await plugin.next_invoke()
+
+            async def ask(capability: str, summary: str = "Buy 3 potions for 1,200 gil") -> dict[str, Any]:
+                document = json.dumps({"capability": capability, "summary": summary})
+                return await ok(plugin.pi, "RequestApproval", call_id, document)
+
+            assert (await ask("spend_gil"))["state"] == "approved"  # allowed: approved at once
+            await player.set_modes("TestPeer", spend_gil="deny")
+            denied = await ask("spend_gil")
+            assert denied["state"] == "denied"
+            assert (await ok(plugin.pi, "GetApproval", denied["approvalId"]))["state"] == "denied"
+
+            await player.set_modes("TestPeer", spend_gil="ask")
+            pending = await ask("spend_gil")
+            assert pending["state"] == "pending"
+            assert (await ok(plugin.pi, "GetApproval", pending["approvalId"]))["state"] == "pending"
+            waiting = (await player.ok("approvals"))["approvals"]
+            assert [(a["approvalId"], a["summary"]) for a in waiting] == [
+                (pending["approvalId"], "Buy 3 potions for 1,200 gil")
+            ]
+            await player.answer(pending["approvalId"], "approve_once")
+            assert (await ok(plugin.pi, "GetApproval", pending["approvalId"]))["state"] == "approved"
+
+            declined = await ask("spend_gil")
+            await player.answer(declined["approvalId"], "decline")
+            assert (await ok(plugin.pi, "GetApproval", declined["approvalId"]))["state"] == "denied"
+
+            # SPEC: G8 - an approval window declines after two minutes (the test clock moves, nobody sleeps)
+            expiring = await ask("spend_gil")
+            await player.ok("advance_clock", seconds=119)
+            assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "pending"
+            await player.ok("advance_clock", seconds=2)
+            assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "denied"
+
+            error = await refused(plugin.pi, "RequestApproval", call_id, '{"capability": "spend_gil", "summary": " "}')
+            assert "needs a 'summary'" in error
+            error = await refused(plugin.pi, "RequestApproval", call_id, '{"capability": "spend_gil"}')
+            assert "approval request is not valid" in error
+            await ok(plugin.pi, "CompleteCall", call_id, "{}")
+            await call.outcome()
+        assert host.approvals.pending() == ()
+
+
+async def test_g9_asking_for_a_capability_the_tool_did_not_declare_is_denied_and_flagged(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_map", capabilities=["game_ui"])
+        await player.ok("enable", plugin="TestPeer")
+        await player.set_modes("TestPeer", game_ui="allow", spend_gil="allow")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_map")
+            call_id, _, _ = await plugin.next_invoke()
+            document = json.dumps({"capability": "spend_gil", "summary": "Teleport for 999 gil"})
+            reply = await ok(plugin.pi, "RequestApproval", call_id, document)
+            assert reply["state"] == "denied"
+            await ok(plugin.pi, "FailCall", call_id, "The player declined the teleport; nothing was spent.")
+            await call.outcome()
+        flagged = [e for e in read_audit(tmp_path) if e["kind"] == "approval" and e.get("flagged")]
+        assert [(e["plugin"], e["tool"], e["details"]["capability"]) for e in flagged] == [
+            ("TestPeer", "testpeer_map", "spend_gil")
+        ]
+        entries = (await player.ok("audit", plugin="TestPeer"))["entries"]
+        assert [e["details"]["capability"] for e in entries if e["flagged"]] == ["spend_gil"]
+
+
+# --------------------------------------------------------------------------- the player's gate
+
+
+async def test_player_gate_refuses_a_wrong_or_missing_key(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+        player = pi.get_ipc_subscriber("XivMcp.Player")
+        for key in ("wrong", "", None, Player(pi, tmp_path).key[:-1]):
+            reply = json.loads(await player.invoke_func(key, '{"cmd": "enable", "plugin": "TestPeer"}'))
+            assert reply == {
+                "ok": False,
+                "error": "Only the player can use XivMcp.Player: pass the key from player.key in XIV MCP's data dir.",
+            }
+        assert (await ok(pi, "GetStatus", "TestPeer"))["state"] == "undecided"
+        assert (tmp_path / "player.key").stat().st_mode & 0o077 == 0  # readable by this user only
+
+
+async def test_player_gate_refuses_a_malformed_command_with_a_message(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        player = Player(pi, tmp_path)
+        for command in ("{", "[]", '{"cmd": "fly"}', '{"cmd": "audit", "limit": "x"}', '{"cmd": "enable"}'):
+            text = await pi.get_ipc_subscriber("XivMcp.Player").invoke_func(player.key, command)
+            reply = json.loads(text)
+            assert reply["ok"] is False and "player command" in reply["error"], reply
+        assert "knows no plugin named 'Nobody'" in (await player("enable", plugin="Nobody"))["error"]
+        assert "is not a mode" in (await player("mode", plugin="X", target="game_ui", mode="sometimes"))["error"]

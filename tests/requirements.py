@@ -1,0 +1,81 @@
+"""The rules of SPEC.md ("the checklist"), and which issue's tests must name each one.
+
+A test names a rule in its name (`test_g6_at_most_64_tools`, `test_a3_t1_deny_…`) or with a
+comment `# SPEC: G8` (several: `# SPEC: G3, T6`). `tests/host/test_requirements.py` checks that
+every rule of the issues done so far is named by some test, so a gap shows up as a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+RULES: Final[dict[str, str]] = {
+    # Tools (seeds/000)
+    "T1": "A tool that is not read-only declares capabilities; the player sets each to allow, ask or deny.",
+    "T2": "An undeclared effect suspends the plugin (state suspended, with a reason); the audit log records it.",
+    "T3": "Arguments reach the handler as sent; the handler checks them; a refused call changes nothing.",
+    "T4": "A tool error reaches the assistant as its message; any other exception as 'TypeName: message'.",
+    "T5": "A tool with no arguments may leave the input schema out.",
+    "T6": "A plugin cannot use the host's own tool names.",
+    "T7": "Registering a new tool later pauses the plugin until the player consents again.",
+    # Gates (seeds/001)
+    "G1": "Host gates XivMcp.<Gate>, a plugin's <InternalName>.XivMcp.<Gate>; ApiVersion answers 2.",
+    "G2": 'Host gates reply {"ok": true, …} or {"ok": false, "error": "…"} and never raise into the caller.',
+    "G3": "owner is the caller's InternalName; a peer cannot act as another owner.",
+    "G4": "Tool definition rules: capabilities unless readOnly, not readOnly and destructive, known ids.",
+    "G5": "States undecided, kept_disabled, enabled, awaiting_consent, suspended; GetStatus's shape.",
+    "G6": "Dependencies: replace, clear, built-ins alone, plugin fields, https or official, at most 64.",
+    "G7": "Invoke replies result, error or pending; CompleteCall / FailCall, also from inside Invoke.",
+    "G8": "Cancel is optional; no time limit on pending calls; two minutes after a Cancel; approvals expire.",
+    "G9": "RequestApproval -> {approvalId, state}; GetApproval -> pending, approved or denied.",
+    "G10": "ReportProgress, StartJob, GetJob, ListJobs, PauseJob, ResumeJob, CancelJob.",
+    "G11": "Ready is broadcast when the host is up and Disposing when it goes down.",
+    # Long-running tools and jobs (seeds/002)
+    "J1": "A quick tool returns at once; a long-running tool runs as long as its work takes.",
+    "J2": "A job runs its steps one after another without the assistant.",
+    "J3": "A direct call lives within the app's request time limit; when the app gives up it is cancelled.",
+    "J4": "Pausing or cancelling a job cancels the running call; two minutes to stop; 'Cancelled.'.",
+    "J5": "Progress lines go to the job log, cut at 300 characters, dropped for direct calls.",
+    "J6": "A failed step makes the job pending until the assistant retries, skips or changes it.",
+    "J7": "A resumed job runs the paused step again from the start with the same arguments.",
+    "J8": "One acting step at a time; read-only tools and waiting steps neither blocked nor blocking.",
+    "J9": "Placeholders in a step's args are filled from earlier steps' results.",
+    # Architecture (seeds/003)
+    "A1": "MCP Streamable HTTP, JSON responses, localhost only, bearer token, no foreign origins.",
+    "A2": "The registry is safe under concurrency; a change becomes notifications/tools/list_changed.",
+    "A3": "The gate decides each call: allow, ask (an approval the player answers) or deny.",
+    "A4": "Snapshots before and after third-party calls give side effects; the audit log records every call.",
+    "A5": "Providers carry trust: core, maintained (only while loaded), third-party (consent, …).",
+    "A6": "The player is asked again only when a plugin's registration grows.",
+    "A7": "Jobs run independently of any app connection.",
+    "A8": "While the host drives game windows it pauses the plugins that would fight it.",
+    "A9": "Each cache is an MCP resource; subscribers get notifications/resources/updated.",
+    "A10": "Connect: what each AI app needs to connect, and whether it is set up.",
+    "A11": "Maps: map and world coordinates, and route plans.",
+    "A12": "Diagnostics: a self-test runner.",
+    # Authoring from code (seeds/004)
+    "P1": "A tool is a decorated function; the name defaults to snake_case of the function.",
+    "P2": "A read-only marker; toolsets; list_toolsets, search_tools and call_tool.",
+    "P3": "The docstring is the description, and its parameter docs the parameter descriptions.",
+    "P4": "The schema comes from type hints; tolerant binding; unknown argument names fail loudly.",
+    "P5": "A declared return type advertises an outputSchema; truncated lists return counts; paging.",
+    "P6": "An exception becomes an error result written for the assistant.",
+    "P7": "A call the framework loop does not pick up within 30 seconds is cancelled with a message.",
+}
+
+ISSUES: Final[dict[int, tuple[str, ...]]] = {
+    # 1: the bus (broker/). Its behaviour is the plugin framework's IPC, which SPEC.md describes
+    # but gives no rule id of its own; tests/bus covers it.
+    1: (),
+    # 2: the XIV MCP host on the bus (gates/, xivmcp/, plugins_sample/).
+    2: (
+        *(f"T{n}" for n in range(1, 8)),
+        *(f"G{n}" for n in range(1, 10)),
+        "G11",
+        "A2",
+        "A3",
+        "A5",
+        "A6",
+    ),
+}
+"""The rule ids each issue covers; every one must be named by some test."""

@@ -1,0 +1,198 @@
+"""`xivmcp connect [APP]`: what each AI app needs to reach XIV MCP, and whether it is set up (A10).
+
+It prints the endpoint's URL, the Authorization header (the token from DATA_DIR/token) and each
+app's configuration, says which app configuration files already name the endpoint, and tries an
+MCP `initialize` with a short timeout to say whether the endpoint answers. Exit status 0 when it
+answers with this token, 1 when it does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gates import DEFAULT_HTTP_PORT, EndpointError, mcp_url, parse_http_address, read_mcp_token
+
+from ._common import print_err
+
+SERVER_NAME = "xivmcp"
+TOKEN_ENV = "XIVMCP_TOKEN"
+CHECK_SECONDS = 3.0
+PLACEHOLDER = "TOKEN"
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("connect", parents=[common], help="how AI apps connect to XIV MCP, and whether it answers")
+    p.add_argument("app", nargs="?", choices=[*APPS, "all"], default="all", help="one app (default: all)")
+    p.add_argument(
+        "--http", metavar="HOST:PORT", default=f"127.0.0.1:{DEFAULT_HTTP_PORT}", help="the host's --http address"
+    )
+    p.set_defaults(func=cmd_connect)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2)
+
+
+def _claude_desktop(url: str, auth: str) -> str:
+    config = {
+        "mcpServers": {
+            SERVER_NAME: {
+                "command": "npx",
+                "args": ["-y", "mcp-remote", url, "--header", "Authorization:${XIVMCP_AUTH}"],
+                "env": {"XIVMCP_AUTH": auth},
+            }
+        }
+    }
+    return (
+        "Claude Desktop starts local servers only, so it reaches XIV MCP through the mcp-remote bridge\n"
+        "(needs Node.js). Merge into claude_desktop_config.json (Settings > Developer > Edit Config):\n"
+        f"{_json(config)}\nThen quit Claude Desktop fully and start it again."
+    )
+
+
+def _claude_code(url: str, auth: str) -> str:
+    config = {"mcpServers": {SERVER_NAME: {"type": "http", "url": url, "headers": {"Authorization": auth}}}}
+    return (
+        f'claude mcp add --transport http {SERVER_NAME} {url} --header "Authorization: {auth}"\n'
+        f"or, for a project, in .mcp.json:\n{_json(config)}"
+    )
+
+
+def _cursor(url: str, auth: str) -> str:
+    config = {"mcpServers": {SERVER_NAME: {"url": url, "headers": {"Authorization": auth}}}}
+    return f"In ~/.cursor/mcp.json (or .cursor/mcp.json in a project):\n{_json(config)}"
+
+
+def _vscode(url: str, auth: str) -> str:
+    config = {"servers": {SERVER_NAME: {"type": "http", "url": url, "headers": {"Authorization": auth}}}}
+    return f"In .vscode/mcp.json (or the user mcp.json: MCP: Open User Configuration):\n{_json(config)}"
+
+
+def _codex(url: str, auth: str) -> str:
+    token = auth.removeprefix("Bearer ")
+    return (
+        "In ~/.codex/config.toml (Codex reads the token from an environment variable):\n"
+        f'[mcp_servers.{SERVER_NAME}]\nurl = "{url}"\nbearer_token_env_var = "{TOKEN_ENV}"\n\n'
+        f"and in the shell that starts Codex: export {TOKEN_ENV}={token}"
+    )
+
+
+def _app_data() -> Path:
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support"
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+
+
+APPS: dict[str, tuple[str, Callable[[str, str], str], Callable[[], list[Path]]]] = {
+    "claude-desktop": (
+        "Claude Desktop",
+        _claude_desktop,
+        lambda: [_app_data() / "Claude" / "claude_desktop_config.json"],
+    ),
+    "claude-code": ("Claude Code", _claude_code, lambda: [Path.home() / ".claude.json", Path(".mcp.json")]),
+    "cursor": ("Cursor", _cursor, lambda: [Path.home() / ".cursor" / "mcp.json", Path(".cursor") / "mcp.json"]),
+    "vscode": (
+        "VS Code",
+        _vscode,
+        lambda: [Path(".vscode") / "mcp.json", _app_data() / "Code" / "User" / "mcp.json"],
+    ),
+    "codex": ("Codex", _codex, lambda: [Path.home() / ".codex" / "config.toml", Path(".codex") / "config.toml"]),
+}
+
+
+def configured_in(paths: list[Path], url: str) -> list[Path]:
+    """The configuration files among `paths` that already name the endpoint's URL."""
+    found = []
+    for path in paths:
+        try:
+            if url in path.read_text(encoding="utf-8", errors="replace"):
+                found.append(path)
+        except OSError:
+            continue
+    return found
+
+
+def check_endpoint(url: str, token: str | None, timeout: float = CHECK_SECONDS) -> tuple[bool, str]:
+    """Try an MCP initialize; (answers with this token, what happened)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "xivmcp-connect", "version": "1"},
+        },
+    }
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            reply = json.loads(response.read() or b"{}")
+            session = response.headers.get("Mcp-Session-Id")
+    except urllib.error.HTTPError as exc:
+        if exc.code == 401:
+            return False, (
+                f"{url} answers but refuses this token: is the host running with another --data-dir? "
+                "Use the same --data-dir as `xivmcp up`."
+            )
+        return False, f"{url} answers with HTTP {exc.code}; is it XIV MCP?"
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return False, f"Nothing answers at {url} ({reason}). Start XIV MCP with `xivmcp up` (same --data-dir)."
+    if session:
+        _end_session(url, token, session, timeout)
+    if "error" in reply:
+        return False, f"{url} answers with an error: {reply['error'].get('message')}; is it XIV MCP?"
+    result = reply.get("result") or {}
+    info = result.get("serverInfo") or {}
+    name, version = info.get("name", "?"), info.get("version", "?")
+    if name != "XivMcp":
+        return False, f"{url} answers, but as {name!r}, not XIV MCP."
+    return True, f"XIV MCP answers at {url} ({name} {version}, protocol {result.get('protocolVersion')})."
+
+
+def _end_session(url: str, token: str | None, session: str, timeout: float) -> None:
+    headers = {"Mcp-Session-Id": session, **({"Authorization": f"Bearer {token}"} if token else {})}
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, headers=headers, method="DELETE"), timeout=timeout).close()
+    except (urllib.error.URLError, OSError):
+        pass
+
+
+def cmd_connect(args: argparse.Namespace) -> int:
+    try:
+        host, port = parse_http_address(args.http)
+    except EndpointError as exc:
+        print_err(str(exc))
+        return 2
+    url = mcp_url(host, port)
+    try:
+        token: str | None = read_mcp_token(Path(args.data_dir))
+    except FileNotFoundError as exc:
+        token = None
+        print_err(f"{exc}\nThe snippets below say {PLACEHOLDER} where the token goes.")
+    auth = f"Bearer {token or PLACEHOLDER}"
+    print(f"URL: {url}")
+    print(f"Header: Authorization: {auth}")
+    for key, (title, snippet, paths) in APPS.items():
+        if args.app not in ("all", key):
+            continue
+        found = configured_in(paths(), url)
+        where = f" (already set up in {', '.join(map(str, found))})" if found else ""
+        print(f"\n== {title}{where}\n{snippet(url, auth)}")
+    answers, message = check_endpoint(url, token)
+    print(f"\n{message}")
+    return 0 if answers else 1
