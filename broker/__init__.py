@@ -16,9 +16,8 @@ from ._errors import (
     IpcTypeMismatchError,
     IpcValueNullError,
 )
+from ._gate import CallGateProvider, CallGateSubscriber
 from ._peer import (
-    CallGateProvider,
-    CallGateSubscriber,
     PluginInterface,
     connect,
     current_caller,
