@@ -1,6 +1,7 @@
 """Child processes for the benchmarks, portable to Windows (no fork, no signals, no sleeps).
 
-The parent starts `python -m <module> --role ROLE …` with pipes on stdin and stdout. A child
+The parent starts `python -m <module> --role ROLE …` (or, with `Children.start_command`, one of
+the project's own programs such as `python -m xivmcp host …`) with pipes on stdin and stdout. A child
 talks back in whole lines on stdout, each `WORD rest` (`ready tcp://…`, `result {json}`); the
 parent waits for a given word with a bounded timeout. Closing the child's stdin asks it to stop
 (a child that supports it watches for EOF); whatever is still running after that is terminated,

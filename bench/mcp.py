@@ -26,9 +26,18 @@ misconfigured target cannot look fast). It polls tools/list until the tool is li
 * 16 callers: `--calls` calls shared by `--callers` (16) concurrent callers, each its own
   connection and session: calls/s.
 
-Children are `python -m bench.mcp --role ROLE` (or `python -m xivmcp …`); they report `ready …`
-and `result {json}` on stdout. `--profile DIR` runs the baseline server and the load generator
-under cProfile (DIR/<role>.prof); profile the host with py-spy (see the README of bench).
+Each phase stops early after `--phase-seconds` (a slow target then makes fewer calls, and the
+table says so), which bounds a run. The broker, host and plugin are started with no sleeps: the
+broker's and host's own stdout lines (`listening on`, `MCP endpoint`, `ready`), the token file
+(a bounded retry loop), the plugin's `registered` line, then tools/list polled by the load generator.
+
+Children are `python -m bench.mcp --role ROLE`, `python -m xivmcp …` and `python -m
+plugins_sample.raw_gates`; every one is stopped and waited for. `--profile DIR` runs every child
+under cProfile (DIR/<role>.prof, figures slower); `--pid-dir DIR` writes their pids for py-spy:
+
+    python -m bench.mcp --targets plugin --phase-seconds 10 --pid-dir /tmp/pids &
+    # once /tmp/pids/loadgen-plugin.pid exists (the calls have started):
+    py-spy record --pid $(cat /tmp/pids/host.pid) --duration 8 -o host.svg
 """
 
 from __future__ import annotations
@@ -459,75 +468,59 @@ def role_loadgen(args: argparse.Namespace) -> None:
 
 def _phase_timeout(args: argparse.Namespace) -> float:
     # A failsafe only: generous enough for a slow, busy or profiled machine.
-    return 60.0 + 4 * args.phase_seconds
+    seconds: float = args.phase_seconds
+    return 60.0 + 4 * seconds
 
 
 # --- the parent: start each target, run the load generator against it --------------------------
 
 
-def _xivmcp_line(child: Child, prefix: str, timeout: float) -> str:
-    """The rest of the first stdout line `xivmcp PREFIX…` (other lines go to stderr)."""
+def _xivmcp_lines(child: Child, prefixes: Sequence[str], timeout: float) -> dict[str, str]:
+    """The rest of the stdout lines `xivmcp PREFIX…`, one per prefix, in whatever order they come
+    (other lines go to stderr)."""
     deadline = time.monotonic() + timeout
-    while True:
+    found: dict[str, str] = {}
+    while len(found) < len(prefixes):
         rest = child.expect("xivmcp", max(0.001, deadline - time.monotonic()))
-        if rest.startswith(prefix):
-            return rest[len(prefix) :]
-        print(f"[{child.role}] xivmcp {rest}", file=sys.stderr, flush=True)
+        prefix = next((p for p in prefixes if p not in found and rest.startswith(p)), None)
+        if prefix is None:
+            print(f"[{child.role}] xivmcp {rest}", file=sys.stderr, flush=True)
+        else:
+            found[prefix] = rest[len(prefix) :]
+    return found
 
 
-def run_wrapped(module: str, nodelay: bool = False, profile: str | None = None) -> None:
-    """`python -m module` with sys.argv[1:], for the diagnostic options (children started with
-    `python -c "import bench.mcp …; run_wrapped(…)" ARGS…`; nothing in the project is edited):
+def run_wrapped(module: str, profile: str) -> None:
+    """`python -m module` with sys.argv[1:] under cProfile, written to `profile` at exit (`--profile`).
 
-    * nodelay (`--patch-host-nodelay`): the MCP endpoint's listening socket is re-wrapped as
-      IPPROTO_TCP, which is what `socket.socket(family, SOCK_STREAM, IPPROTO_TCP)` in `_bind` of
-      gates/_mcp_http.py would give: asyncio sets TCP_NODELAY only on sockets whose proto is TCP,
-      and accepted sockets inherit the listener's proto;
-    * profile (`--profile DIR`): cProfile the whole process into that file. SIGTERM raises
-      KeyboardInterrupt until the module installs its own handler, so a process without one (the
-      sample plugin) still ends through `finally` and writes its profile.
+    Children so started are `python -c "import bench.mcp; bench.mcp.run_wrapped(…)" ARGS…`; nothing
+    in the project is edited. SIGTERM raises KeyboardInterrupt until the module installs its own
+    handler, so a process without one (the sample plugin) still ends through `finally`.
     """
     import runpy
     import signal
 
-    if nodelay:
-        import gates._mcp_http as mcp_http
-
-        bind = mcp_http._bind
-
-        def bind_tcp(host: str, port: int) -> socket.socket:
-            sock = bind(host, port)
-            if sock.proto == socket.IPPROTO_TCP:
-                return sock
-            tcp = socket.socket(sock.family, socket.SOCK_STREAM, socket.IPPROTO_TCP, fileno=sock.detach())
-            tcp.setblocking(False)
-            return tcp
-
-        mcp_http._bind = bind_tcp
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.default_int_handler)
     sys.argv = [module, *sys.argv[1:]]
-    profiler = cProfile.Profile() if profile else None
+    profiler = cProfile.Profile()
     try:
-        if profiler is not None:
-            profiler.enable()
+        profiler.enable()
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     except KeyboardInterrupt:
         pass
     finally:
-        if profiler is not None and profile:
-            profiler.disable()
-            profiler.dump_stats(profile)
-            print(f"bench: wrote {profile}", file=sys.stderr, flush=True)
+        profiler.disable()
+        profiler.dump_stats(profile)
+        print(f"bench: wrote {profile}", file=sys.stderr, flush=True)
 
 
-def _project_command(args: argparse.Namespace, role: str, module: str, nodelay: bool = False) -> tuple[str, ...]:
-    """`-m module`, or the same through `run_wrapped` when a diagnostic option asks for it."""
-    profile = os.path.join(args.profile, f"{role}.prof") if args.profile else None
-    if not nodelay and profile is None:
+def _project_command(args: argparse.Namespace, role: str, module: str) -> tuple[str, ...]:
+    """`-m module`, or the same through `run_wrapped` under `--profile`."""
+    if not args.profile:
         return ("-m", module)
-    call = f"run_wrapped({module!r}, nodelay={nodelay!r}, profile={profile!r})"
-    return ("-c", f"import {MODULE}; {MODULE}.{call}")
+    profile = os.path.join(args.profile, f"{role}.prof")
+    return ("-c", f"import {MODULE}; {MODULE}.run_wrapped({module!r}, {profile!r})")
 
 
 def _read_token(path: Path, timeout: float) -> None:
@@ -566,7 +559,7 @@ def run_baseline(args: argparse.Namespace) -> dict[str, Figures]:
         return {"baseline": _loadgen(children, args, "baseline", url, None)}
 
 
-def run_host(args: argparse.Namespace, targets: list[str]) -> dict[str, Figures]:
+def run_host(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Figures]:
     """Broker, host (and the plugin, if measured) fresh; the load generator against core, then plugin."""
     with tempfile.TemporaryDirectory(prefix="bench-mcp-", ignore_cleanup_errors=True) as tmp:
         data_dir = Path(tmp) / "data"
@@ -575,29 +568,32 @@ def run_host(args: argparse.Namespace, targets: list[str]) -> dict[str, Figures]
             bus_child = children.start_command(
                 "broker", *_project_command(args, "broker", "xivmcp"), "broker", "--bus", "tcp://127.0.0.1:*"
             )
-            listening = _xivmcp_line(bus_child, "broker: listening on ", READY_TIMEOUT)
+            listening = _xivmcp_lines(bus_child, ["broker: listening on "], READY_TIMEOUT)["broker: listening on "]
             match = re.match(r"(tcp://\S+)", listening)
             if match is None:
                 raise ChildError(f"cannot read the broker's endpoint from {listening!r}")
             bus = match.group(1)
             host = children.start_command(
                 "host",
-                *_project_command(args, "host", "xivmcp", nodelay=args.patch_host_nodelay),
+                *_project_command(args, "host", "xivmcp"),
                 *("host", "--bus", bus, "--data-dir", str(data_dir)),
                 *("--http", "127.0.0.1:0", "--auto-enable"),
             )
-            endpoint = _xivmcp_line(host, "host: MCP endpoint ", READY_TIMEOUT).split(";")[0].split()[0]
-            _xivmcp_line(host, "host: ready", READY_TIMEOUT)
+            # "MCP endpoint http://…/mcp; `xivmcp connect` …" and "ready on tcp://…", in either order.
+            lines = _xivmcp_lines(host, ["host: MCP endpoint ", "host: ready"], READY_TIMEOUT)
+            endpoint = lines["host: MCP endpoint "].split(";")[0].split()[0]
             token_file = data_dir / "token"
             _read_token(token_file, READY_TIMEOUT)
             if "plugin" in targets:
                 plugin = children.start_command(
                     "plugin", *_project_command(args, "plugin", "plugins_sample.raw_gates"), "--bus", bus
                 )
-                registered = plugin.expect("RawPlugin:", READY_TIMEOUT)
-                while not registered.startswith("registered"):
-                    print(f"[plugin] RawPlugin: {registered}", file=sys.stderr, flush=True)
-                    registered = plugin.expect("RawPlugin:", READY_TIMEOUT)
+                deadline = time.monotonic() + READY_TIMEOUT
+                while True:  # "RawPlugin: connected to …", then "RawPlugin: registered 3 tools"
+                    said = plugin.expect("RawPlugin:", max(0.001, deadline - time.monotonic()))
+                    if said.startswith("registered"):
+                        break
+                    print(f"[plugin] RawPlugin: {said}", file=sys.stderr, flush=True)
             if args.pid_dir:  # for py-spy: `py-spy record --pid $(cat DIR/host.pid) …`
                 os.makedirs(args.pid_dir, exist_ok=True)
                 for child in children.running():
@@ -696,11 +692,19 @@ def render(summary: dict[str, Any], elapsed: float) -> str:
         if ratio is not None:
             lines.append(f"{name} calls/s @{n} / baseline calls/s @{n} = {ratio:.2f}")
     for name in TARGETS:
-        made = (summary.get(f"{name}_calls_1"), summary.get(f"{name}_calls_{n}"))
-        if made[0] is not None and (made[0] < cfg["latency_calls"] or made[1] < cfg["throughput_calls"]):
+        made_1, made_n = summary.get(f"{name}_calls_1"), summary.get(f"{name}_calls_{n}")
+        short = [
+            f"{made} of {planned} {what} calls"
+            for made, planned, what in (
+                (made_1, cfg["latency_calls"], "sequential"),
+                (made_n, cfg["throughput_calls"], "concurrent"),
+            )
+            if made is not None and made < planned
+        ]
+        if short:
             lines.append(
-                f"note: {name} made only {made[0]} sequential / {made[1]} concurrent calls within the "
-                f"{cfg['phase_seconds']:g} s a phase may take (fewest of the rounds)"
+                f"note: {name} made only {' and '.join(short)} within the {cfg['phase_seconds']:g} s a phase "
+                "may take (fewest of the rounds)"
             )
     lines.append(f"(run took {elapsed:.1f} s)")
     return "\n".join(lines)
@@ -767,7 +771,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quick", action="store_true", help="a short run (fewer calls, one round)")
     p.add_argument("--n", type=int, default=None, help="sequential calls for latency (default 1000; --quick 200)")
-    p.add_argument("--calls", type=int, default=None, help="calls shared by --callers (default 2000; --quick 400)")
+    p.add_argument("--calls", type=int, default=None, help="calls shared by --callers (default 1500; --quick 400)")
     p.add_argument("--callers", type=int, default=16, help="concurrent callers for calls/s (default 16)")
     p.add_argument("--warmup", type=int, default=None, help="warm-up calls (default 200; --quick 50)")
     p.add_argument(
@@ -775,9 +779,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         help="at most this long for each measured phase, half of it for each warm-up; a slow target makes "
-        "fewer calls (default 3; --quick 1)",
+        "fewer calls (default 4; --quick 1)",
     )
-    p.add_argument("--rounds", type=int, default=None, help="interleaved rounds, medians shown (default 3; --quick 1)")
+    p.add_argument("--rounds", type=int, default=None, help="interleaved rounds, medians shown (default 5; --quick 1)")
     p.add_argument("--targets", default=",".join(TARGETS), help="comma-separated subset of baseline,core,plugin")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout (diagnostics on stderr)")
     p.add_argument(
@@ -788,12 +792,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         default=None,
         help="write DIR/{broker,host,plugin}.pid once they are ready, then DIR/loadgen-TARGET.pid (for py-spy)",
-    )
-    p.add_argument(
-        "--patch-host-nodelay",
-        action="store_true",
-        help="DIAGNOSTIC: run the host with TCP_NODELAY on its MCP connections (patched in the host "
-        "process, see run_wrapped); the default measures the host as it is",
     )
     # The children's side.
     p.add_argument("--role", choices=sorted(ROLES), default=None, help=argparse.SUPPRESS)
@@ -812,10 +810,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     quick = args.quick
     args.n = args.n if args.n is not None else (200 if quick else 1000)
-    args.calls = args.calls if args.calls is not None else (400 if quick else 2000)
+    args.calls = args.calls if args.calls is not None else (400 if quick else 1500)
     args.warmup = args.warmup if args.warmup is not None else (50 if quick else 200)
-    args.rounds = args.rounds if args.rounds is not None else (1 if quick else 3)
-    args.phase_seconds = args.phase_seconds if args.phase_seconds is not None else (1.0 if quick else 3.0)
+    args.rounds = args.rounds if args.rounds is not None else (1 if quick else 5)
+    args.phase_seconds = args.phase_seconds if args.phase_seconds is not None else (1.0 if quick else 4.0)
     if min(args.n, args.calls, args.callers, args.rounds) < 1 or args.warmup < 0 or not args.phase_seconds > 0:
         print(
             "bench: --n, --calls, --callers and --rounds must be >= 1, --warmup >= 0, --phase-seconds > 0",
