@@ -28,6 +28,7 @@ from gates._clock import Clock, SystemClock
 from gates._contract import Answer, ApprovalReply, ApprovalState, AuditKind
 from gates._decision import Allow, Ask, Decision, Deny
 from gates._errors import ApprovalError, quote
+from gates._listeners import Listeners
 
 __all__ = ["APPROVAL_TIMEOUT", "SUMMARY_LIMIT", "Approval", "Approvals"]
 
@@ -72,20 +73,12 @@ class Approvals:
         self._ids = itertools.count(1)
         self._approvals: dict[str, Approval] = {}
         self._events: dict[str, anyio.Event] = {}
-        self._callbacks: list[Callable[[Approval], None]] = []
+        self._listeners: Listeners[Approval] = Listeners("approval request")
         self._lock = threading.RLock()
 
     def on_request(self, callback: Callable[[Approval], None]) -> Callable[[], None]:
         """Calls ``callback`` with each approval that waits for the player; returns an unsubscribe function."""
-        with self._lock:
-            self._callbacks.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._callbacks:
-                    self._callbacks.remove(callback)
-
-        return unsubscribe
+        return self._listeners.add(callback)
 
     def request(
         self, call_id: str, plugin: str, tool: str, capability: str, summary: str, decision: Decision
@@ -122,10 +115,9 @@ class Approvals:
             )
             self._approvals[approval_id] = approval
             self._prune()
-            callbacks = tuple(self._callbacks) if state is ApprovalState.PENDING else ()
+            callbacks = self._listeners.snapshot() if state is ApprovalState.PENDING else ()
         self._audit_line(approval)
-        for callback in callbacks:
-            callback(approval)
+        self._listeners.emit(approval, callbacks)
         return approval
 
     def get(self, approval_id: str) -> Approval:

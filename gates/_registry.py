@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from gates._contract import HOST_NAME, ToolDefinition
 from gates._errors import NameTakenError
+from gates._listeners import Listeners
 
 __all__ = ["ChangeCallback", "RegisteredTool", "RegistryChange", "ToolRegistry"]
 
@@ -55,7 +56,7 @@ class ToolRegistry:
         self._core_owner = core_owner
         self._tools: dict[str, RegisteredTool] = {}
         self._version = 0
-        self._callbacks: list[ChangeCallback] = []
+        self._listeners: Listeners[RegistryChange] = Listeners("registry change")
         self._lock = threading.Lock()  # guards the state; readers only ever take this one
         self._deliver = threading.RLock()  # serialises changes and their delivery, in version order
         for definition in core:
@@ -71,15 +72,7 @@ class ToolRegistry:
 
     def on_change(self, callback: ChangeCallback) -> Callable[[], None]:
         """Calls ``callback`` after every change; returns a function that unsubscribes it."""
-        with self._lock:
-            self._callbacks.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._callbacks:
-                    self._callbacks.remove(callback)
-
-        return unsubscribe
+        return self._listeners.add(callback)
 
     # ------------------------------------------------------------------ reading
 
@@ -134,7 +127,7 @@ class ToolRegistry:
                     change = self._bump(owner, added=(definition.name,))
                 else:
                     change = self._bump(owner, replaced=(definition.name,))
-                callbacks = tuple(self._callbacks)
+                callbacks = self._listeners.snapshot()
             self._emit(change, callbacks)
         return tool
 
@@ -147,7 +140,7 @@ class ToolRegistry:
                     return False
                 del self._tools[name]
                 change = self._bump(owner, removed=(name,))
-                callbacks = tuple(self._callbacks)
+                callbacks = self._listeners.snapshot()
             self._emit(change, callbacks)
         return True
 
@@ -161,7 +154,7 @@ class ToolRegistry:
                 for name in names:
                     del self._tools[name]
                 change = self._bump(owner, removed=names)
-                callbacks = tuple(self._callbacks)
+                callbacks = self._listeners.snapshot()
             self._emit(change, callbacks)
         return len(names)
 
@@ -176,10 +169,5 @@ class ToolRegistry:
         self._version += 1
         return RegistryChange(self._version, owner, added=added, removed=removed, replaced=replaced)
 
-    @staticmethod
-    def _emit(change: RegistryChange, callbacks: tuple[ChangeCallback, ...]) -> None:
-        for callback in callbacks:
-            try:
-                callback(change)
-            except Exception:
-                _log.exception("A registry change callback failed (change %d)", change.version)
+    def _emit(self, change: RegistryChange, callbacks: tuple[ChangeCallback, ...]) -> None:
+        self._listeners.emit(change, callbacks)
