@@ -163,7 +163,7 @@ class _Args:
         value = self.values.get(name, default)
         try:
             number = int(value) if not isinstance(value, bool) and float(value) == int(float(value)) else None
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             number = None
         if number is None or number < low or (high is not None and number > high):
             bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"

@@ -49,14 +49,25 @@ log = logging.getLogger("gates.mcp")
 SHUTDOWN_SECONDS: Final = 3.0
 
 
+_ANY_ADDRESS: Final = ("0.0.0.0", "::")
+
+
 def _origins_and_hosts(bind_host: str, port: int) -> tuple[list[str], list[str]]:
     """The Origin values and Host headers the endpoint accepts: this machine's names, with our port."""
-    names = ["127.0.0.1", "localhost"] if is_loopback(bind_host) else []
-    if bind_host not in names and bind_host not in ("0.0.0.0", "::"):
+    names = ["127.0.0.1", "localhost"] if is_loopback(bind_host) or bind_host in _ANY_ADDRESS else []
+    if bind_host not in names and bind_host not in _ANY_ADDRESS:
         names.append(f"[{bind_host}]" if ":" in bind_host else bind_host)
     hosts = [f"{name}:{port}" for name in names]
     origins = [f"http://{name}" for name in names] + [f"http://{host}" for host in hosts]
     return origins, hosts
+
+
+def _security(bind_host: str, hosts: list[str], origins: list[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection: only our Host headers. Bound to every interface (--allow-remote-http),
+    the names other machines use are unknown, so the Host check is off; the token and Origin still hold."""
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=bind_host not in _ANY_ADDRESS, allowed_hosts=hosts, allowed_origins=origins
+    )
 
 
 class _Guard:
@@ -191,7 +202,7 @@ class McpEndpoint:
         manager = StreamableHTTPSessionManager(
             app=build_server(host, notifier),
             json_response=True,
-            security_settings=TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins),
+            security_settings=_security(config.http_host, hosts, origins),
             session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
         )
         app = Starlette(

@@ -164,7 +164,10 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
                             call_scope.cancel()  # the client went away: the plugin gets Cancel
 
                     tg.start_soon(watch)
-                tg.start_soon(forward_progress)
+                if token is not None:
+                    tg.start_soon(forward_progress)
+                else:
+                    lines_out.close()  # nobody asked for progress
                 try:
                     outcome = await host.call_tool(name, arguments, on_progress=on_progress if token else None)
                 except Exception as exc:  # T4: the assistant reads it, as "TypeName: message"

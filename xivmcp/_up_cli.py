@@ -104,13 +104,20 @@ def cmd_host(args: argparse.Namespace) -> int:
                 )
                 tg.cancel_scope.cancel()
         except* EndpointError as group:  # the MCP endpoint could not start (address taken, not loopback)
-            refused.extend(str(exc) for exc in group.exceptions)
+            refused.extend(_messages(group))
         if refused:
             print_err(refused[0])
             return 2
         return 0
 
     return run_async(main)
+
+
+def _messages(error: BaseException) -> list[str]:
+    """The messages of the exceptions at the leaves of a (nested) exception group."""
+    if isinstance(error, BaseExceptionGroup):
+        return [message for inner in error.exceptions for message in _messages(inner)]
+    return [str(error)]
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:

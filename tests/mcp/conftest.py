@@ -1,0 +1,65 @@
+"""Fixtures of the MCP endpoint's tests: one broker and host for the session, plugins per test.
+
+The host runs with --auto-enable, so a plugin's tools are offered once it registers, and with
+--test-clock, so no approval window closes by itself. Tests that change a player setting put it
+back. Every process is killed by pid (SIGKILL) in teardown.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+
+import anyio
+import pytest
+import pytest_asyncio
+from xiv_mcp_support import ROOT, START, PluginProc, StartPlugin, XivSystem
+
+import broker
+
+INTERNAL_NAMES = {
+    "myplugin": "MyPlugin",
+    "raw_gates": "RawPlugin",
+    "growing": "GrowingPlugin",
+    "many_tools_plugin.py": "ManyTools",
+}
+
+
+@pytest.fixture(scope="session")
+def xiv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivSystem]:
+    system = XivSystem(tmp_path_factory.mktemp("xivmcp-data"))
+    try:
+        system.start("--auto-enable", "--test-clock")
+        yield system
+    finally:
+        system.stop()
+
+
+@pytest_asyncio.fixture
+async def start_plugin(xiv: XivSystem) -> AsyncIterator[StartPlugin]:
+    """`await start_plugin("myplugin", *args)` runs `python -m plugins_sample.myplugin --bus …`;
+    `await start_plugin(path)` a script of this directory. Killed by pid in teardown."""
+    started: list[tuple[str, PluginProc]] = []
+
+    async def start(name: str, *args: str) -> PluginProc:
+        target = ["-m", f"plugins_sample.{name}"] if not name.endswith(".py") else [str(ROOT / "tests" / "mcp" / name)]
+        argv = [sys.executable, *target, "--bus", xiv.bus, *args]
+        process = await anyio.open_process(argv, cwd=ROOT, stdin=subprocess.DEVNULL)
+        plugin = PluginProc(process, argv)
+        started.append((INTERNAL_NAMES[name], plugin))
+        return plugin
+
+    try:
+        yield start
+    finally:
+        for _, plugin in started:
+            await plugin.aclose()
+        if started:
+            # The next test's plugin has the same InternalName: the bus (and so the host, which
+            # hears of peers through it, in order) must be done with this one first.
+            async with broker.connect(xiv.bus, f"McpTests{os.getpid()}") as pi:
+                with anyio.fail_after(START):
+                    for name, _ in started:
+                        await pi.wait_peer_gone(name)

@@ -1,0 +1,222 @@
+"""Tools over MCP with the official client, in both protocol eras (A1, A3, A5, P2, P5, P6, T4).
+
+A real host in a subprocess; the sample plugins run in processes of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+from xiv_mcp_support import MODERN, MYPLUGIN_TOOLS, RAWPLUGIN_TOOLS, WAIT, StartPlugin, XivSystem, connect
+
+pytestmark = pytest.mark.asyncio
+ERAS = pytest.mark.parametrize("era", ["legacy", MODERN], ids=["2025-11-25", "2026-07-28"])
+CORE = ["echo", "list_toolsets", "search_tools", "call_tool", "get_plugin_status", "run_self_test"]
+
+
+def text_of(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+@ERAS
+async def test_initialize_advertises_list_changed_and_resource_subscriptions(xiv: XivSystem, era: str) -> None:
+    # SPEC: A1, A2, A9
+    async with connect(xiv, era) as s:
+        assert s.client.protocol_version == ("2026-07-28" if s.modern else "2025-11-25")
+        capabilities = s.client.server_capabilities
+        assert capabilities.tools is not None and capabilities.tools.list_changed is True
+        assert capabilities.resources is not None and capabilities.resources.subscribe is True
+        assert s.client.server_info is not None and s.client.server_info.name == "XivMcp"
+
+
+@ERAS
+async def test_tools_list_offers_core_tools_with_schema_description_and_annotations(xiv: XivSystem, era: str) -> None:
+    # SPEC: P2, P5, T5
+    async with connect(xiv, era) as s:
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
+    assert set(CORE) <= set(tools)
+    echo = tools["echo"]
+    assert echo.input_schema["required"] == ["text"]
+    assert echo.description and "text" in echo.description
+    assert echo.annotations is not None and echo.annotations.read_only_hint is True
+    assert tools["run_self_test"].input_schema == {"type": "object", "properties": {}}
+    call = tools["call_tool"].annotations
+    assert call is not None and call.read_only_hint is False and call.destructive_hint is True
+    assert tools["search_tools"].output_schema is not None
+
+
+@ERAS
+async def test_echo_returns_its_text(xiv: XivSystem, era: str) -> None:
+    # SPEC: A5
+    async with connect(xiv, era) as s:
+        result = await s.client.call_tool("echo", {"text": "hello, Eorzea"})
+    assert not result.is_error
+    assert text_of(result) == "hello, Eorzea"
+
+
+@ERAS
+async def test_unknown_tool_is_a_json_rpc_error(xiv: XivSystem, era: str) -> None:
+    # SPEC: A1
+    async with connect(xiv, era) as s:
+        with pytest.raises(MCPError) as caught:
+            await s.client.call_tool("no_such_tool", {})
+    assert caught.value.code == types.INVALID_PARAMS
+    assert "no_such_tool" in caught.value.message
+
+
+@ERAS
+async def test_core_tool_refusal_is_an_error_result_written_for_the_assistant(xiv: XivSystem, era: str) -> None:
+    # SPEC: P4, P6
+    async with connect(xiv, era) as s:
+        missing = await s.client.call_tool("echo", {})
+        unknown = await s.client.call_tool("search_tools", {"query": "x", "colour": "red"})
+        paging = await s.client.call_tool("search_tools", {"limit": 500})
+    assert missing.is_error and text_of(missing) == "echo needs 'text', a string."
+    assert unknown.is_error and "search_tools has no argument 'colour'" in text_of(unknown)
+    assert paging.is_error and "'limit' must be a whole number from 1 to 100" in text_of(paging)
+
+
+@ERAS
+async def test_plugin_tool_runs_in_the_plugin_process(xiv: XivSystem, era: str, start_plugin: StartPlugin) -> None:
+    # SPEC: T3, T4
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("myplugin")
+        await s.wait_offered(*MYPLUGIN_TOOLS)
+        placed = await s.client.call_tool("myplugin_set_flag", {"x": 21.4, "y": 9.8, "name": "Summit"})
+        status = await s.client.call_tool("myplugin_status", {})
+        off_map = await s.client.call_tool("myplugin_set_flag", {"x": 99, "y": 9.8})
+    assert not placed.is_error and placed.structured_content == {"zone": None, "x": 21.4, "y": 9.8, "mapOpened": True}
+    assert json.loads(text_of(placed))["x"] == 21.4
+    assert status.structured_content is not None and status.structured_content["flag"]["name"] == "Summit"
+    assert off_map.is_error and text_of(off_map) == "(99, 9.8) is off the map: map coordinates run from 1 to 42."
+
+
+@ERAS
+async def test_meta_tools_find_and_run_a_plugin_tool(xiv: XivSystem, era: str, start_plugin: StartPlugin) -> None:
+    # SPEC: P2
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("raw_gates")
+        await s.wait_offered(*RAWPLUGIN_TOOLS)
+        toolsets = (await s.client.call_tool("list_toolsets", {})).structured_content
+        found = (await s.client.call_tool("search_tools", {"query": "ECHOES its", "limit": 5})).structured_content
+        ran = await s.client.call_tool("call_tool", {"name": "rawplugin_echo", "arguments": {"say": "hi"}})
+        nothing = await s.client.call_tool("call_tool", {"name": "rawplugin_nope"})
+    assert toolsets is not None and found is not None
+    sets = {t["name"]: t["tools"] for t in toolsets["items"]}
+    assert sets["core"] == len(CORE) and sets["RawPlugin"] == 3
+    assert toolsets["total"] == toolsets["showing"] == len(toolsets["items"])
+    assert [t["name"] for t in found["items"]] == ["rawplugin_echo"]
+    assert found["total"] == found["showing"] == 1 and found["items"][0]["toolset"] == "RawPlugin"
+    assert found["items"][0]["inputSchema"] == {"type": "object", "properties": {}}
+    assert not ran.is_error and ran.structured_content == {"echo": {"say": "hi"}}
+    assert nothing.is_error and "There is no tool named 'rawplugin_nope'" in text_of(nothing)
+
+
+@ERAS
+async def test_search_tools_pages_with_limit_and_offset(xiv: XivSystem, era: str) -> None:
+    # SPEC: P5
+    async with connect(xiv, era) as s:
+        first = (await s.client.call_tool("search_tools", {"limit": 2})).structured_content
+        rest = (await s.client.call_tool("search_tools", {"limit": "2", "offset": 2})).structured_content
+    assert first is not None and rest is not None
+    assert first["showing"] == 2 and first["total"] >= len(CORE)
+    assert [t["name"] for t in first["items"]] + [t["name"] for t in rest["items"]] == CORE[:4]
+
+
+@ERAS
+async def test_denied_call_is_an_error_result_with_the_message(
+    xiv: XivSystem, era: str, start_plugin: StartPlugin
+) -> None:
+    # SPEC: A3
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("myplugin")
+        await s.wait_offered(*MYPLUGIN_TOOLS)
+        await xiv.cli("mode", "MyPlugin", "myplugin_follow", "deny")
+        try:
+            await s.wait_offered("myplugin_follow", offered=False)  # a denied tool is not offered
+            result = await s.client.call_tool("myplugin_follow", {})
+        finally:
+            await xiv.cli("mode", "MyPlugin", "myplugin_follow", "default")
+    assert result.is_error
+    assert text_of(result) == (
+        "myplugin_follow is set to Deny for MyPlugin in /xivmcp, so it can't run. The player can change it there."
+    )
+
+
+@ERAS
+async def test_ask_call_runs_once_the_player_approves_from_the_shell(
+    xiv: XivSystem, era: str, start_plugin: StartPlugin
+) -> None:
+    # SPEC: A3
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("myplugin")
+        await s.wait_offered(*MYPLUGIN_TOOLS)
+        await xiv.cli("mode", "MyPlugin", "myplugin_stop", "ask")
+        try:
+            outcome: dict[str, Any] = {}
+
+            async def call() -> None:
+                outcome["result"] = await s.client.call_tool("myplugin_stop", {})
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                listed = await xiv.cli("approvals", "--json", "--wait", str(WAIT))
+                approvals = json.loads(listed.stdout)["approvals"]
+                assert [(a["plugin"], a["tool"]) for a in approvals] == [("MyPlugin", "myplugin_stop")]
+                await xiv.cli("approve", approvals[0]["approvalId"])
+        finally:
+            await xiv.cli("mode", "MyPlugin", "myplugin_stop", "default")
+    result = outcome["result"]
+    assert not result.is_error and result.structured_content == {"stopped": False}
+
+
+@ERAS
+async def test_plugin_status_and_self_test(xiv: XivSystem, era: str, start_plugin: StartPlugin) -> None:
+    # SPEC: A12
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("raw_gates")
+        await s.wait_offered(*RAWPLUGIN_TOOLS)
+        status = await s.client.call_tool("get_plugin_status", {"plugin": "rawplugin"})
+        report = await s.client.call_tool("run_self_test", {})
+        unknown = await s.client.call_tool("get_plugin_status", {"plugin": "Nobody"})
+    assert status.structured_content is not None
+    [raw] = status.structured_content["plugins"]
+    assert raw["name"] == "RawPlugin" and raw["state"] == "enabled" and raw["connected"] is True
+    assert report.structured_content is not None
+    checks = {c["plugin"]: c for c in report.structured_content["checks"]}
+    assert checks["RawPlugin"]["ok"] is True
+    assert checks["RawPlugin"]["tool"] == "rawplugin_echo"
+    assert checks["RawPlugin"]["invokeGate"] == "RawPlugin.XivMcp.Invoke"
+    assert unknown.is_error and "XIV MCP knows no plugin named 'Nobody'" in text_of(unknown)
+
+
+@ERAS
+async def test_tools_list_pages_with_a_cursor(xiv: XivSystem, era: str, start_plugin: StartPlugin) -> None:
+    # SPEC: A1
+    async with connect(xiv, era) as s:
+        await s.watch()
+        plugin = await start_plugin("many_tools_plugin.py", "150")
+        await plugin.expect("registered")
+        await s.wait_offered("manytools_t149")
+        first = await s.client.list_tools(cache_mode="refresh")
+        second = await s.client.list_tools(cursor=first.next_cursor, cache_mode="refresh")
+        with pytest.raises(MCPError) as caught:
+            await s.client.list_tools(cursor="not-a-cursor", cache_mode="refresh")
+    assert len(first.tools) == 100 and first.next_cursor is not None
+    assert second.next_cursor is None
+    names = [t.name for t in first.tools + second.tools]
+    assert names[: len(CORE)] == CORE
+    assert len(set(names)) == len(names) and {f"manytools_t{i:03}" for i in range(150)} <= set(names)
+    assert caught.value.code == types.INVALID_PARAMS
