@@ -10,11 +10,11 @@ across restarts, so an app configured once keeps working.
 from __future__ import annotations
 
 import ipaddress
-import secrets
 from pathlib import Path
 from typing import Final
 
 from ._errors import XivMcpError
+from ._secrets import read_secret, secret
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
@@ -88,24 +88,9 @@ def mcp_url(host: str, port: int) -> str:
 
 def read_mcp_token(data_dir: Path) -> str:
     """The token a host with this data dir requires; FileNotFoundError (with what to do) if it never started."""
-    path = data_dir / TOKEN_FILE
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        raise FileNotFoundError(
-            f"No MCP token at {path}: start the host once with this data dir (`xivmcp up --data-dir {data_dir}`)."
-        ) from None
+    return read_secret(data_dir / TOKEN_FILE, "MCP token")
 
 
 def mcp_token(data_dir: Path) -> str:
     """The token, created (readable by this user only) on first start and reused after."""
-    from ._player import write_secret  # the player key's writer: 0600 from the start
-
-    path = data_dir / TOKEN_FILE
-    if path.exists():
-        token = read_mcp_token(data_dir)
-        if token:
-            return token
-    token = secrets.token_urlsafe(32)
-    write_secret(path, token)
-    return token
+    return secret(data_dir / TOKEN_FILE, "MCP token")

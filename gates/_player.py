@@ -13,8 +13,6 @@ little for one to be asked (`xivmcp approvals --wait SECONDS`), so scripts need 
 from __future__ import annotations
 
 import hmac
-import os
-import secrets
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,39 +40,14 @@ from ._contract import (
     exception_reply,
 )
 from ._host import Host
+from ._secrets import read_secret, secret
 
 MAX_WAIT: Final = 60.0
 """The longest a player command waits for something to happen (`approvals --wait`), in seconds."""
 
 
-def write_secret(path: Path, value: str) -> None:
-    """Write a secret readable by this user only (0600 from the start, not chmod-ed after)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(value)
-    if os.name == "posix":
-        os.chmod(path, 0o600)
-
-
 def read_player_key(data_dir: Path) -> str:
-    path = data_dir / PLAYER_KEY_FILE
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        raise FileNotFoundError(
-            f"No player key at {path}: start the host with the same --data-dir (`xivmcp up --data-dir {data_dir}`)."
-        ) from None
-
-
-def player_key(data_dir: Path) -> str:
-    """The player key, created on first start."""
-    path = data_dir / PLAYER_KEY_FILE
-    if path.exists():
-        return read_player_key(data_dir)
-    key = secrets.token_urlsafe(32)
-    write_secret(path, key)
-    return key
+    return read_secret(data_dir / PLAYER_KEY_FILE, "player key")
 
 
 class PlayerDesk:
@@ -82,7 +55,7 @@ class PlayerDesk:
 
     def __init__(self, host: Host, task_group: anyio.abc.TaskGroup) -> None:
         self.host = host
-        self._key = player_key(host.config.data_dir)
+        self._key = secret(host.config.data_dir / PLAYER_KEY_FILE, "player key")
         self._tg = task_group
         self._running: dict[str, set[anyio.CancelScope]] = {}
         """The commands under way, by the InternalName of the process that sent them."""
