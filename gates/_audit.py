@@ -75,6 +75,9 @@ class AuditLog:
         self._wall_clock = wall_clock
         self._fsync = fsync
         self._lock = threading.Lock()
+        """Held to write a line: never while the syncer waits for the disk."""
+        self._sync_lock = threading.Lock()
+        """Held by the syncer's fsync and by `close`, so the file is not closed under an fsync."""
         self._listeners: Listeners[AuditEntry] = Listeners("audit line")
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._start_on_fresh_line()
@@ -91,7 +94,7 @@ class AuditLog:
         return cls(directory / AUDIT_FILENAME, **options)
 
     def close(self) -> None:
-        with self._lock:
+        with self._sync_lock, self._lock:
             if self._fd >= 0:
                 if self._fsync:
                     os.fsync(self._fd)
@@ -106,8 +109,8 @@ class AuditLog:
         while True:
             self._unsynced.wait()
             time.sleep(BATCH_SECONDS)  # gathers the lines of concurrent calls into one fsync
-            with self._lock:
-                self._unsynced.clear()
+            with self._sync_lock:  # not the write lock: calls go on writing while the disk syncs
+                self._unsynced.clear()  # a line written from now on sets it again
                 if self._fd < 0:
                     return
                 os.fsync(self._fd)

@@ -182,6 +182,12 @@ class _Args:
         return value
 
 
+_PARAMS: Final[dict[str, tuple[str, ...]]] = {
+    d.name: tuple((d.input_schema or {}).get("properties", {})) for d in CORE_DEFINITIONS
+}
+"""Each core tool's argument names, in its schema's order."""
+
+
 class CoreTools:
     """The handlers of XIV MCP's own tools, and the listing every assistant-facing search uses."""
 
@@ -203,10 +209,8 @@ class CoreTools:
 
     async def call(self, name: str, arguments: dict[str, Any], on_progress: ProgressFn | None = None) -> CallOutcome:
         """Run a core tool; a refusal or failure is an outcome whose error the assistant reads."""
-        definition = next(d for d in CORE_DEFINITIONS if d.name == name)
-        params = tuple((definition.input_schema or {}).get("properties", {}))
         try:
-            result = await self._handlers[name](_Args(name, arguments, params), on_progress)
+            result = await self._handlers[name](_Args(name, arguments, _PARAMS[name]), on_progress)
         except RefusedError as exc:
             return CallOutcome(error=str(exc))
         except Exception as exc:

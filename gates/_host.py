@@ -234,9 +234,7 @@ class Host:
         owner = self.calls.owner_of(call_id)
         tool_name = self.calls.tool_of(call_id)
         if owner is None or tool_name is None:
-            raise RefusedError(
-                f"There is no running call {quote(call_id)}; ask for approval only during a call."
-            )
+            raise RefusedError(f"There is no running call {quote(call_id)}; ask for approval only during a call.")
         if owner != caller:
             raise RefusedError(
                 f"The call {quote(call_id)} belongs to {owner}; a plugin asks only during its own calls."

@@ -3,7 +3,7 @@
     request ─► Guard ─► Origin (403) ─► bearer token (401, hmac) ─► session manager
                   │                                                   └─ Host header (421), sessions,
                   │                                                      JSON responses, both eras
-                  └─ a POST whose client goes away: sets CLIENT_GONE, and the call is cancelled
+                  └─ a POST whose client goes away: sets its ClientGone, and its calls are cancelled
 
 It binds the loopback interface only unless `allow_remote_http` says otherwise, and the token is
 `DATA_DIR/token` (see `_endpoint.py`). uvicorn runs inside the host's task group, without its own
@@ -12,6 +12,7 @@ signal handling: `run_host` starts the endpoint after the gates and closes it be
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import hmac
 import logging
@@ -37,7 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._endpoint import MCP_PATH, EndpointError, check_bind_address, is_loopback, mcp_token, mcp_url
 from ._mcp_notify import SESSION_HEADER, Notifier, Sessions
-from ._mcp_server import CLIENT_GONE, build_server
+from ._mcp_server import CLIENT_GONE, ClientGone, build_server
 
 if TYPE_CHECKING:
     from ._host import Host
@@ -129,7 +130,7 @@ class _Guard:
                 return
             if not message.get("more_body", False):
                 break
-        gone = anyio.Event()
+        gone = ClientGone()
         scope[CLIENT_GONE] = gone
         pending: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
 
@@ -139,15 +140,24 @@ class _Guard:
             await gone.wait()
             return {"type": "http.disconnect"}
 
-        async def watch() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            gone.set()
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(watch)
+        # uvicorn tells only a task that awaits receive() that the client went away. A plain
+        # asyncio task (uvicorn runs on asyncio), cancelled without waiting for it: a task group
+        # would cost each request more than the call it serves (its cancellation takes extra turns
+        # of the loop). The watcher touches nothing but `gone`, so it may outlive us for a turn.
+        watcher = asyncio.get_running_loop().create_task(_watch(receive, gone))
+        try:
             await self.app(scope, replay, send)
-            tg.cancel_scope.cancel()
+        finally:
+            watcher.cancel()
+
+
+async def _watch(receive: Receive, gone: ClientGone) -> None:
+    try:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+    except Exception as exc:  # nobody awaits this task: say it here, and take the client for gone
+        log.debug("watching a POST's client failed: %r", exc)
+    gone.set()
 
 
 def _refuse(status: int, code: str, message: str) -> JSONResponse:

@@ -11,7 +11,9 @@ One source of change, two eras of delivery:
 
 `Host.on_change` and `AuditLog.on_record` only mark what may have changed (they run inside host
 code and must be quick). One task then works out the offered tools and the plugins report and
-notifies only when they differ from what it announced last.
+notifies only when they differ from what it announced last. Every plugin call adds an audit
+line, so the audit resource is marked only while someone can hear of it: a session subscribed
+to it, or a listen stream.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -29,7 +32,13 @@ import anyio.lowlevel
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ._contract import encode_json
@@ -70,8 +79,11 @@ class Sessions:
         self._by_id: dict[str, _Session] = {}
 
     def _entry(self, sid: str) -> _Session:
-        entry = self._by_id.setdefault(sid, _Session())
-        entry.last_seen = time.monotonic()
+        entry = self._by_id.get(sid)
+        if entry is None:
+            entry = self._by_id[sid] = _Session()
+        else:
+            entry.last_seen = time.monotonic()
         return entry
 
     async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -102,6 +114,10 @@ class Sessions:
         if sid is not None and sid in self._by_id:
             self._by_id[sid].subscriptions.discard(uri)
 
+    def subscribed(self, uri: str) -> bool:
+        """Whether some session subscribed to `uri` (maybe one the package has reaped since)."""
+        return any(uri in e.subscriptions for e in self._by_id.values())
+
     def live(self) -> list[tuple[ServerSession, frozenset[str]]]:
         """Sessions to notify; forgets those the package has reaped as idle (no request, no stream)."""
         now = time.monotonic()
@@ -113,12 +129,34 @@ class Sessions:
         return len(self._by_id)
 
 
+class _CountedBus(InMemorySubscriptionBus):
+    """The package's in-memory bus, counting its listeners (one per open listen stream)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listeners = 0
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        unsubscribe = super().subscribe(listener)
+        self.listeners += 1
+        subscribed = True
+
+        def once() -> None:
+            nonlocal subscribed
+            if subscribed:
+                subscribed = False
+                self.listeners -= 1
+            unsubscribe()
+
+        return once
+
+
 class Notifier:
     """Marks what may have changed and notifies every session whose view actually changed."""
 
     def __init__(self, host: Host, *, idle_timeout: float) -> None:
         self.host = host
-        self.bus = InMemorySubscriptionBus()
+        self.bus = _CountedBus()
         self.listen = ListenHandler(self.bus)
         self.sessions = Sessions(idle_timeout)
         self._dirty: set[str] = set()
@@ -147,6 +185,9 @@ class Notifier:
 
     def _audit_recorded(self, entry: AuditEntry) -> None:
         try:
+            on_loop = threading.get_ident() == self._thread
+            if on_loop and not self.bus.listeners and not self.sessions.subscribed(AUDIT_URI):
+                return  # nobody would hear of it: no work for each call
             self._mark(AUDIT_URI)
         except Exception:  # AuditLog.record does not guard its listeners
             log.exception("could not mark the audit resource as changed")

@@ -11,12 +11,17 @@ away) is `_mcp_http.py`. Cancelling a call (notifications/cancelled, a session t
 HTTP guard seeing the client go) cancels the task awaiting Host.call_tool, so the plugin gets
 Cancel. Progress lines (ReportProgress) become notifications/progress for callers that sent a
 progressToken: on the GET stream for 2025-era sessions, whose JSON responses cannot carry them.
+
+tools/call is the hot path: a call without a progressToken runs in the handler's own task, with
+no stream and no task of its own; the client going away reaches it through `ClientGone`, which
+cancels the call's scope directly.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Final
 
@@ -37,7 +42,7 @@ from ._mcp_notify import AUDIT_URI, PLUGINS_URI, Notifier, session_id_of
 if TYPE_CHECKING:
     from ._host import Host
 
-__all__ = ["CLIENT_GONE", "PAGE_SIZE", "build_server"]
+__all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "build_server"]
 
 log = logging.getLogger("gates.mcp")
 
@@ -45,7 +50,7 @@ PAGE_SIZE: Final = 100
 AUDIT_TAIL: Final = 100
 PROGRESS_BUFFER: Final = 256
 CLIENT_GONE: Final = "xivmcp.client_gone"
-"""ASGI scope key: an `anyio.Event` the HTTP guard sets when the client of that POST goes away."""
+"""ASGI scope key: the `ClientGone` of that POST, which the HTTP guard sets when its client goes away."""
 
 INSTRUCTIONS: Final = (
     "XIV MCP runs tools in FINAL FANTASY XIV: its own (core) and those third-party plugins add. "
@@ -56,6 +61,44 @@ _RESOURCES: Final = {
     PLUGINS_URI: ("plugins", "Third-party plugins as /xivmcp shows them: state, tools, capability modes."),
     AUDIT_URI: ("audit", f"The audit log's last {AUDIT_TAIL} entries: calls, decisions, approvals, consent."),
 }
+
+
+class ClientGone:
+    """Set once the client of one POST has gone away: cancels that POST's calls under way.
+
+    The calls hand it their cancel scope (`cancels`) instead of each watching in a task of their own.
+    """
+
+    __slots__ = ("_event", "_scopes", "is_set")
+
+    def __init__(self) -> None:
+        self.is_set = False
+        self._scopes: set[anyio.CancelScope] = set()
+        self._event: anyio.Event | None = None
+
+    def set(self) -> None:
+        if self.is_set:
+            return
+        self.is_set = True
+        for scope in self._scopes:
+            scope.cancel()
+        if self._event is not None:
+            self._event.set()
+
+    async def wait(self) -> None:
+        if not self.is_set:
+            if self._event is None:
+                self._event = anyio.Event()
+            await self._event.wait()
+
+    def cancels(self, scope: anyio.CancelScope) -> None:
+        """Cancel `scope` when the client goes away (at once if it has); `forget` it when the call ends."""
+        if self.is_set:
+            scope.cancel()
+        self._scopes.add(scope)
+
+    def forget(self, scope: anyio.CancelScope) -> None:
+        self._scopes.discard(scope)
 
 
 def _version() -> str:
@@ -130,6 +173,32 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
 
     async def _call(ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         token = progress_token_from_params(ctx.params)
+        gone: ClientGone | None = getattr(ctx.request, "scope", {}).get(CLIENT_GONE)
+        outcome: CallOutcome | None = None
+        with anyio.CancelScope() as call_scope:  # the client going away ends this call, not the session
+            if gone is not None:
+                gone.cancels(call_scope)  # the plugin then gets Cancel
+            try:
+                if token is None:
+                    outcome = await _run(name, arguments, None)
+                else:
+                    outcome = await _run_with_progress(ctx, token, name, arguments)
+            finally:
+                if gone is not None:
+                    gone.forget(call_scope)
+        return _result(outcome or CallOutcome(error="Cancelled."))
+
+    async def _run(name: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None) -> CallOutcome:
+        try:
+            return await host.call_tool(name, arguments, on_progress=on_progress)
+        except Exception as exc:  # T4: the assistant reads it, as "TypeName: message"
+            log.exception("calling %s failed", name)
+            return CallOutcome(error=f"{type(exc).__name__}: {exc}")
+
+    async def _run_with_progress(
+        ctx: ServerRequestContext[Any], token: types.ProgressToken, name: str, arguments: dict[str, Any]
+    ) -> CallOutcome:
+        """Run the call while a task of its own sends its progress lines to the caller."""
         lines, lines_out = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
 
         def on_progress(line: str) -> None:
@@ -146,37 +215,18 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
                     try:
                         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
                             await ctx.session.report_progress(count, None, line)
-                        elif token is not None:
+                        else:
                             await ctx.session.send_progress_notification(token, count, None, line)
                     except Exception:  # advisory: a closed stream must not fail the call
                         pass
 
-        gone: anyio.Event | None = getattr(ctx.request, "scope", {}).get(CLIENT_GONE)
-        outcome: CallOutcome | None = None
-        with anyio.CancelScope() as call_scope:
-            async with anyio.create_task_group() as tg:
-                watcher = anyio.CancelScope()
-                if gone is not None:
-
-                    async def watch(event: anyio.Event = gone) -> None:
-                        with watcher:
-                            await event.wait()
-                            call_scope.cancel()  # the client went away: the plugin gets Cancel
-
-                    tg.start_soon(watch)
-                if token is not None:
-                    tg.start_soon(forward_progress)
-                else:
-                    lines_out.close()  # nobody asked for progress
-                try:
-                    outcome = await host.call_tool(name, arguments, on_progress=on_progress if token else None)
-                except Exception as exc:  # T4: the assistant reads it, as "TypeName: message"
-                    log.exception("calling %s failed", name)
-                    outcome = CallOutcome(error=f"{type(exc).__name__}: {exc}")
-                finally:
-                    lines.close()
-                    watcher.cancel()
-        return _result(outcome or CallOutcome(error="Cancelled."))
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(forward_progress)
+            try:
+                outcome = await _run(name, arguments, on_progress)
+            finally:
+                lines.close()  # forward_progress sends what is left, then ends
+        return outcome
 
     async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
         return types.ListResourcesResult(

@@ -1,6 +1,7 @@
 """The host's logic with the host in this process: suspension, the registry under load, what is
-offered, and calls whose caller gives up. The test holds the `Host` object, so it can do what no
-gate does yet (suspend a plugin, as a detected side effect will) and look at its state directly.
+offered, calls whose caller gives up, and calls whose plugin's loop does not pick them up (P7).
+The test holds the `Host` object, so it can do what no gate does yet (suspend a plugin, as a
+detected side effect will) and look at its state directly.
 """
 
 from __future__ import annotations
@@ -165,6 +166,94 @@ async def test_g8_an_abandoned_call_still_takes_the_plugins_answer_to_invoke(tmp
         assert host.calls.running == 0
         calls = [e for e in read_audit(tmp_path) if e["kind"] == "call"]
         assert [(c["details"]["callId"], c["details"]["ok"]) for c in calls] == [(call_id, True)]
+
+
+BLOCKED = (
+    "TestPeer did not pick up the call of testpeer_stuck within 30 seconds: its framework loop seems blocked. "
+    "Nothing is known to have run; try again later."
+)
+
+
+async def test_p7_a_call_invoke_does_not_reply_to_within_30_seconds_ends_as_a_blocked_loop_and_is_cancelled(
+    tmp_path: Path,
+) -> None:
+    # SPEC: P7 - measured on the host's clock: the test moves it, nobody waits 30 seconds
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_stuck", readOnly=True)
+        await player.ok("enable", plugin="TestPeer")
+        release, replied = anyio.Event(), anyio.Event()
+
+        async def stuck(*_: str) -> str:
+            await release.wait()  # the framework loop is busy elsewhere
+            replied.set()
+            return '{"result": {"ran": "late"}}'
+
+        plugin.handlers["testpeer_stuck"] = stuck
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_stuck")
+            call_id, _, _ = await plugin.next_invoke()
+            await player.ok("advance_clock", seconds=29)
+            assert not call.done.is_set()
+            await player.ok("advance_clock", seconds=2)
+            assert await call.outcome() == {"ok": True, "isError": True, "error": BLOCKED}
+            assert await plugin.next_cancel() == call_id
+
+            # Invoke's late reply is ignored: the call still waits for CompleteCall / FailCall
+            release.set()
+            with anyio.fail_after(WAIT):
+                await replied.wait()
+            await player.ok("plugins")  # a round trip after the reply: the host has taken it by now
+            assert host.calls.running == 1
+            await player.ok("advance_clock", seconds=119)
+            await ok(plugin.pi, "CompleteCall", call_id, '{"ran": "after the cancel"}')
+        assert host.calls.running == 0
+        calls = [e for e in read_audit(tmp_path) if e["kind"] == "call"]
+        assert [(c["details"]["callId"], c["details"]["ok"]) for c in calls] == [(call_id, True)]
+
+
+async def test_p7_a_blocked_call_the_plugin_never_finishes_is_dropped_two_minutes_after_the_cancel(
+    tmp_path: Path,
+) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_stuck", readOnly=True)
+        await player.ok("enable", plugin="TestPeer")
+        never = anyio.Event()
+
+        async def stuck(*_: str) -> str:
+            await never.wait()
+            return '{"pending": true}'
+
+        plugin.handlers["testpeer_stuck"] = stuck
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_stuck")
+            call_id, _, _ = await plugin.next_invoke()
+            await player.ok("advance_clock", seconds=31)  # SPEC: P7
+            assert (await call.outcome())["error"] == BLOCKED
+            assert await plugin.next_cancel() == call_id
+            await player.ok("advance_clock", seconds=121)  # SPEC: G8 - two minutes after the Cancel
+            error = await refused(plugin.pi, "FailCall", call_id, "Cancelled.")
+            assert error.startswith(f"There is no pending call '{call_id}'")
+            assert host.calls.running == 0
+            never.set()  # (Invoke's reply, if it ever comes, changes nothing)
+        calls = [e for e in read_audit(tmp_path) if e["kind"] == "call"]
+        assert [(c["details"]["callId"], c["details"]["error"]) for c in calls] == [(call_id, BLOCKED)]
+
+
+async def test_p7_g8_a_call_whose_invoke_replied_pending_has_no_time_limit(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_long", readOnly=True)
+        await player.ok("enable", plugin="TestPeer")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_long")  # Invoke replies {"pending": true} at once
+            call_id, _, _ = await plugin.next_invoke()
+            await player.ok("advance_clock", seconds=200)
+            assert not call.done.is_set()
+            await ok(plugin.pi, "ReportProgress", call_id, "still farming")
+            await ok(plugin.pi, "CompleteCall", call_id, '{"kills": 31}')
+            assert (await call.outcome())["result"] == {"kills": 31}
 
 
 async def test_a3_an_approval_nobody_waits_for_any_more_is_withdrawn(tmp_path: Path) -> None:

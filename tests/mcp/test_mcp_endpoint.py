@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -147,6 +148,35 @@ def test_connect_says_when_nothing_answers(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "Nothing answers at" in done.stdout and "== Cursor" in done.stdout and "== Codex" not in done.stdout
     assert "No MCP token" in done.stderr
+
+
+def test_connect_says_which_apps_are_already_set_up(tmp_path: Path) -> None:
+    # SPEC: A10
+    home, project = tmp_path / "home", tmp_path / "project"
+    address = f"127.0.0.1:{free_port()}"
+    url = f"http://{address}/mcp"
+    (home / ".cursor").mkdir(parents=True)
+    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"xivmcp": {"url": url}}}))
+    (project / ".vscode").mkdir(parents=True)
+    (project / ".vscode" / "mcp.json").write_text(json.dumps({"servers": {"other": {"url": "http://elsewhere/mcp"}}}))
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "USERPROFILE": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "APPDATA": str(home / "AppData"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    argv = [sys.executable, "-m", "xivmcp", "connect", "--data-dir", str(tmp_path / "data"), "--http", address]
+    done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=30, check=False)
+    titles = [line for line in done.stdout.splitlines() if line.startswith("== ")]
+    assert titles == [
+        "== Claude Desktop",
+        "== Claude Code",
+        f"== Cursor (already set up in {home / '.cursor' / 'mcp.json'})",
+        "== VS Code",  # its mcp.json names another server, not this endpoint
+        "== Codex",
+    ]
 
 
 @pytest.fixture

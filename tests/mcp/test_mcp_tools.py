@@ -125,8 +125,11 @@ async def test_meta_tools_find_and_run_a_plugin_tool(xiv: XivSystem, era: str, s
 async def test_search_tools_pages_with_limit_and_offset(xiv: XivSystem, era: str) -> None:
     # SPEC: P5
     async with connect(xiv, era) as s:
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
         first = (await s.client.call_tool("search_tools", {"limit": 2})).structured_content
         rest = (await s.client.call_tool("search_tools", {"limit": "2", "offset": 2})).structured_content
+    limit = tools["search_tools"].input_schema["properties"]["limit"]
+    assert limit["maximum"] == 100 and "Default 20, max 100" in limit["description"]  # stated default and max
     assert first is not None and rest is not None
     assert first["showing"] == 2 and first["total"] >= len(CORE)
     assert [t["name"] for t in first["items"]] + [t["name"] for t in rest["items"]] == CORE[:4]
@@ -204,7 +207,7 @@ async def test_plugin_status_and_self_test(xiv: XivSystem, era: str, start_plugi
 
 @ERAS
 async def test_tools_list_pages_with_a_cursor(xiv: XivSystem, era: str, start_plugin: StartPlugin) -> None:
-    # SPEC: A1
+    # SPEC: A1, P5
     async with connect(xiv, era) as s:
         await s.watch()
         plugin = await start_plugin("many_tools_plugin.py", "150")
@@ -214,6 +217,9 @@ async def test_tools_list_pages_with_a_cursor(xiv: XivSystem, era: str, start_pl
         second = await s.client.list_tools(cursor=first.next_cursor, cache_mode="refresh")
         with pytest.raises(MCPError) as caught:
             await s.client.list_tools(cursor="not-a-cursor", cache_mode="refresh")
+        found = (await s.client.call_tool("search_tools", {"toolset": "ManyTools"})).structured_content
+    assert found is not None  # a truncated list says how many there are: the default page is 20
+    assert (found["total"], found["showing"], len(found["items"]), found["offset"]) == (150, 20, 20, 0)
     assert len(first.tools) == 100 and first.next_cursor is not None
     assert second.next_cursor is None
     names = [t.name for t in first.tools + second.tools]
