@@ -127,7 +127,6 @@ def _maybe_profile(args: argparse.Namespace) -> Iterator[None]:
 def role_baseline_server(args: argparse.Namespace) -> None:
     """The low-level `Server` with one in-process tool, `echo`, on Streamable HTTP (JSON responses)."""
     import mcp_types as types
-    import uvicorn
     from mcp.server import Server, ServerRequestContext
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
@@ -168,23 +167,10 @@ def role_baseline_server(args: argparse.Namespace) -> None:
     )
     manager = StreamableHTTPSessionManager(app=server, json_response=True, security_settings=security)
     app = Starlette(routes=[Route(MCP_PATH, StreamableHTTPASGIApp(manager))])
-    # uvicorn as our host configures it: h11, no access log, no lifespan (the manager runs around it).
-    config = uvicorn.Config(
-        app,
-        log_config=None,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        http="h11",
-        ws="none",
-        proxy_headers=False,
-        server_header=False,
-        date_header=False,
-        timeout_graceful_shutdown=1,
-    )
-    config.load()
-    userver = uvicorn.Server(config)
-    userver.lifespan = config.lifespan_class(config)  # what `serve` would set; startup() needs it
+    # uvicorn exactly as our host runs it; no lifespan (the manager runs around it).
+    from gates._mcp_http import uvicorn_server
+
+    userver = uvicorn_server(app, lifespan="off")
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

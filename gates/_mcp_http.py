@@ -43,7 +43,7 @@ from ._mcp_server import CLIENT_GONE, ClientGone, build_server
 if TYPE_CHECKING:
     from ._host import Host
 
-__all__ = ["McpEndpoint"]
+__all__ = ["McpEndpoint", "uvicorn_server"]
 
 log = logging.getLogger("gates.mcp")
 
@@ -164,6 +164,31 @@ def _refuse(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "error_description": message}, status_code=status)
 
 
+def uvicorn_server(app: ASGIApp, *, lifespan: str) -> uvicorn.Server:
+    """uvicorn as the endpoint runs it: h11, no access log, no signal handling of its own.
+
+    `bench/mcp.py` serves its baseline (the package's own server) with this too, so the two are
+    measured on the same HTTP server settings.
+    """
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        lifespan=lifespan,  # type: ignore[arg-type]
+        http="h11",
+        ws="none",
+        proxy_headers=False,
+        server_header=False,
+        date_header=False,
+        timeout_graceful_shutdown=1,
+    )
+    config.load()
+    server = uvicorn.Server(config)
+    server.lifespan = config.lifespan_class(config)  # what `serve` would set; startup() needs it
+    return server
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say they are
@@ -227,22 +252,7 @@ class McpEndpoint:
             ],
             lifespan=lambda _: manager.run(),
         )
-        uconfig = uvicorn.Config(
-            app,
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            lifespan="on",
-            http="h11",
-            ws="none",
-            proxy_headers=False,
-            server_header=False,
-            date_header=False,
-            timeout_graceful_shutdown=1,
-        )
-        uconfig.load()
-        server = uvicorn.Server(uconfig)
-        server.lifespan = uconfig.lifespan_class(uconfig)
+        server = uvicorn_server(app, lifespan="on")
         try:
             await server.startup(sockets=[sock])
         except BaseException:
