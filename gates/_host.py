@@ -41,6 +41,7 @@ from ._contract import (
     Risk,
     StatusReply,
     ToolDefinition,
+    decode_approval_request,
     encode_json,
     find_capability,
 )
@@ -227,8 +228,6 @@ class Host:
         )
 
     def request_approval(self, caller: str, call_id: str | None, request_json: str | None) -> ApprovalReply:
-        from ._contract import decode_approval_request
-
         if not call_id:
             raise RefusedError("'callId' is required: the id of the call you got in Invoke.")
         owner = self.calls.owner_of(call_id)
