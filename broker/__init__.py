@@ -20,9 +20,9 @@ from ._gate import CallGateProvider, CallGateSubscriber
 from ._peer import (
     PluginInterface,
     connect,
-    current_caller,
     resolve_endpoint,
 )
+from ._peer_link import current_caller
 from ._server import Broker
 from ._wire import GateInfo, SlotInfo
 

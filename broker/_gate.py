@@ -1,22 +1,21 @@
 """The two sides of a gate, as the framework names them: `CallGateProvider` and `CallGateSubscriber`.
 
 Both are thin views on a `PluginInterface` (`_peer.py`), which owns the connection, the mirror
-of the broker's gate table, and what this process provides and subscribes to.
+of the broker's gate table, and what this process provides and subscribes to. They see it
+through `GatePeer`, the few members they use, so this module does not import `_peer.py`: the
+peer imports the gates, not the other way round.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 
 from . import _wire as w
 from ._errors import IpcTypeMismatchError
-
-if TYPE_CHECKING:
-    from ._peer import PluginInterface
 
 Handler = Callable[..., Any]
 """A gate handler or message callback: called with the gate's arguments; may be async."""
@@ -37,10 +36,28 @@ class _Provided:
     action: _Slot | None = None
 
 
+class GatePeer(Protocol):
+    """What a gate view uses of its `PluginInterface`."""
+
+    _provided: dict[str, _Provided]
+    _subscriptions: dict[str, list[Handler]]
+    _gates: dict[str, w.GateInfo]
+
+    def _check_size(self, gate: str, payload: bytes) -> None: ...
+
+    def _send(self, frames: list[bytes]) -> None: ...
+
+    def _send_quietly(self, frames: list[bytes]) -> None: ...
+
+    async def _invoke(self, gate: str, kind: w.Kind, args: tuple[object, ...]) -> Any: ...
+
+    async def wait_until(self, condition: Callable[[], bool]) -> None: ...
+
+
 class CallGateProvider:
     """The provider side of a gate (`ICallGateProvider`)."""
 
-    def __init__(self, pi: PluginInterface, name: str, params: tuple[str, ...], returns: str | None) -> None:
+    def __init__(self, pi: GatePeer, name: str, params: tuple[str, ...], returns: str | None) -> None:
         self._pi = pi
         self.name = name
         self.params = params
@@ -91,7 +108,7 @@ class CallGateProvider:
 class CallGateSubscriber:
     """The caller/subscriber side of a gate (`ICallGateSubscriber`)."""
 
-    def __init__(self, pi: PluginInterface, name: str) -> None:
+    def __init__(self, pi: GatePeer, name: str) -> None:
         self._pi = pi
         self.name = name
 

@@ -8,116 +8,55 @@
 A `PluginInterface` keeps one connection to the broker, a mirror of the broker's gate table
 (so `has_function()` and `subscription_count` answer without a round trip), and everything this
 process provides and subscribes to, which it restores by itself after the broker restarts.
+
+This module composes the parts and drives the connection's life cycle: it dispatches every
+frame from the broker to the part it concerns, says Hello (again, after a restart or a silence),
+takes the Welcome and restores what this process provides and subscribes to, sends heartbeats,
+and closes. The parts, one module each, are mixins on one object, so the hot path makes no
+extra hop:
+
+- `_peer_link`: identity, transport, connection state, callbacks and tasks;
+- `_peer_calls`: the calls this process makes;
+- `_peer_serve`: the Invokes this process answers, for the gates it provides;
+- `_peer_messages`: the message callbacks this process subscribed;
+- `_peer_mirror`: the gate table and peer list as this process last heard them.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import inspect
-import logging
 import os
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
-import anyio.abc
 import msgspec
 
 from . import _wire as w
 from ._config import (
     DEFAULT_ENDPOINT,
     ENV_BUS,
-    HEARTBEAT_INTERVAL,
     MAX_ARGS,
     MAX_PAYLOAD,
-    PEER_TIMEOUT,
     check_gate_name,
     check_peer_name,
     ownership_error,
     owns_gate,
 )
-from ._errors import (
-    IpcDisconnectedError,
-    IpcError,
-    IpcHandlerError,
-    IpcLengthMismatchError,
-    IpcNotReadyError,
-    IpcRefusedError,
-    IpcTypeMismatchError,
-    error_from_wire,
-)
-from ._gate import CallGateProvider, CallGateSubscriber, Handler, _Provided, _Slot
-from ._signature import check_args, check_result, json_type_name
-from ._transport import DealerTransport, TransportBusyError
-
-log = logging.getLogger("xivmcp.bus")
-
-_TaskFunc = Callable[..., Coroutine[Any, Any, None]]
-
-_caller: contextvars.ContextVar[str] = contextvars.ContextVar("xivmcp_bus_caller", default="")
-
-_json_encode = msgspec.json.Encoder().encode
-_json_decode = msgspec.json.Decoder().decode
+from ._errors import IpcDisconnectedError, IpcRefusedError, error_from_wire
+from ._gate import CallGateProvider, CallGateSubscriber, _Slot
+from ._peer_calls import _Calls
+from ._peer_link import log
+from ._peer_messages import _Messages
+from ._peer_mirror import _Mirror
+from ._peer_serve import _Serving
+from ._signature import json_type_name
+from ._transport import DealerTransport
 
 
-def current_caller() -> str:
-    """The InternalName of the process whose call is being handled ("" outside a handler)."""
-    return _caller.get()
-
-
-@dataclass(slots=True)
-class _Connection:
-    """What the broker told us in its last Welcome."""
-
-    broker: str = ""
-    heartbeat: float = HEARTBEAT_INTERVAL
-    timeout: float = PEER_TIMEOUT
-    max_payload: int = MAX_PAYLOAD
-    seq: int = 0
-    last_heard: float = 0.0
-    refused: IpcError | None = None
-    ever_connected: bool = False
-    listeners: list[Callable[[bool], Any]] = field(default_factory=list)
-
-
-class PluginInterface:
+class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
     """One process's connection to the bus, as `IDalamudPluginInterface` is to the framework."""
 
-    def __init__(self, endpoint: str, name: str, task_group: anyio.abc.TaskGroup) -> None:
-        self.endpoint = endpoint
-        self.name = name
-        self.incarnation = uuid.uuid4().hex
-        self._tg = task_group
-        self._loop = asyncio.get_running_loop()
-        self._transport: DealerTransport | None = None
-        self._conn = _Connection()
-        self._connected = False
-        self._change = anyio.Event()
-        self._calls: dict[int, asyncio.Future[w.Result]] = {}
-        self._next_call = 0
-        self._provided: dict[str, _Provided] = {}
-        self._subscriptions: dict[str, list[Handler]] = {}
-        self._gates: dict[str, w.GateInfo] = {}
-        self._peers: set[str] = set()
-        self._peer_listeners: list[Callable[[str, bool, str], Any]] = []
-        self._table_waiters: list[asyncio.Future[None]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._closed = False
-
     # --- public API ------------------------------------------------------------------------
-
-    @property
-    def connected(self) -> bool:
-        return self._connected
-
-    @property
-    def peers(self) -> frozenset[str]:
-        """InternalNames of the processes on the bus right now, this one included."""
-        return frozenset(self._peers)
 
     def get_ipc_provider(self, name: str, params: Sequence[object] = (), returns: object = None) -> CallGateProvider:
         """The provider side of gate `name`; this process may only provide `<its name>.…`."""
@@ -138,106 +77,6 @@ class PluginInterface:
         if problem:
             raise IpcRefusedError(problem)
         return CallGateSubscriber(self, name)
-
-    def gates(self) -> list[w.GateInfo]:
-        """The gate table as this process last heard it (no round trip)."""
-        return sorted(self._gates.values(), key=lambda g: g.name)
-
-    def gate(self, name: str) -> w.GateInfo | None:
-        return self._gates.get(name)
-
-    def on_peer_change(self, callback: Callable[[str, bool, str], Any]) -> Callable[[], None]:
-        """Call `callback(name, joined, reason)` when a process joins or leaves the bus.
-
-        Returns a function that removes the callback.
-        """
-        self._peer_listeners.append(callback)
-        return lambda: self._peer_listeners.remove(callback)
-
-    def on_connection_change(self, callback: Callable[[bool], Any]) -> Callable[[], None]:
-        """Call `callback(connected)` whenever this process connects, reconnects or loses the bus."""
-        self._conn.listeners.append(callback)
-        return lambda: self._conn.listeners.remove(callback)
-
-    async def wait_connected(self) -> None:
-        await self.wait_until(lambda: self._connected)
-
-    async def wait_until(self, condition: Callable[[], bool]) -> None:
-        """Wait until `condition()` holds; it is checked after every change of bus state."""
-        while not condition():
-            await self._change.wait()
-
-    async def wait_peer_gone(self, name: str) -> None:
-        await self.wait_until(lambda: name not in self._peers)
-
-    async def list_gates(self) -> list[w.GateInfo]:
-        """Ask the broker for its gate table (and refresh the mirror)."""
-        waiter: asyncio.Future[None] = self._loop.create_future()
-        self._table_waiters.append(waiter)
-        self._send([w.encode(w.Snapshot())])
-        await waiter
-        return self.gates()
-
-    async def flush(self) -> None:
-        """Wait until the broker has processed everything this process sent so far."""
-        await self.list_gates()
-
-    # --- calls -----------------------------------------------------------------------------
-
-    async def _invoke(self, gate: str, kind: w.Kind, args: tuple[object, ...]) -> Any:
-        if len(args) > MAX_ARGS:
-            raise IpcLengthMismatchError(
-                f"{gate} was called with {len(args)} arguments; a gate takes at most {MAX_ARGS}."
-            )
-        try:
-            payload = _json_encode(args)
-        except (TypeError, msgspec.EncodeError) as exc:
-            raise IpcTypeMismatchError(f"The arguments for {gate} cannot be sent as JSON: {exc}.") from None
-        self._check_size(gate, payload)
-        self._next_call += 1
-        call_id = self._next_call
-        future: asyncio.Future[w.Result] = self._loop.create_future()
-        self._calls[call_id] = future
-        try:
-            self._send([w.encode(w.Call(id=call_id, gate=gate, kind=kind, payload=payload))])
-            result = await future
-        finally:
-            self._calls.pop(call_id, None)
-        if result.error is not None:
-            e = result.error
-            raise error_from_wire(e.kind, e.message, e.type_name, e.detail)
-        return _json_decode(result.payload) if result.payload else None
-
-    def _check_size(self, gate: str, payload: bytes) -> None:
-        limit = self._conn.max_payload
-        if len(payload) > limit:
-            raise IpcRefusedError(
-                f"The payload for {gate} is {len(payload)} bytes; the bus carries at most {limit} "
-                f"bytes ({limit // 1024} KiB). Send less, or start the broker with a larger --max-payload."
-            )
-
-    def _send(self, frames: list[bytes]) -> None:
-        if not self._connected or self._transport is None:
-            raise IpcDisconnectedError(
-                f"{self.name} is not connected to the bus at {self.endpoint}; start the broker "
-                "(`xivmcp broker` or `xivmcp up`). This process reconnects by itself."
-            )
-        try:
-            self._transport.send(frames)
-        except TransportBusyError:
-            raise IpcDisconnectedError(
-                f"The bus at {self.endpoint} is not taking messages from {self.name} right now "
-                "(connection lost, or too much queued); try again shortly."
-            ) from None
-
-    def _send_quietly(self, frames: list[bytes]) -> None:
-        """Send control traffic (hello, ping, restore) that may fail while disconnected."""
-        if self._transport is None or self._closed:
-            return  # closed: a task that had already woken up (heartbeat, handler) sends nothing
-        try:
-            self._transport.send(frames)
-        except TransportBusyError:
-            pass
 
     # --- receiving -------------------------------------------------------------------------
 
@@ -276,14 +115,7 @@ class PluginInterface:
             case w.Welcome():
                 self._on_welcome(msg)
             case w.GateTable():
-                self._gates = {g.name: g for g in msg.gates}
-                self._peers = set(msg.peers)
-                self._conn.seq = msg.seq
-                waiters, self._table_waiters = self._table_waiters, []
-                for waiter in waiters:
-                    if not waiter.done():
-                        waiter.set_result(None)
-                self._changed()
+                self._on_table(msg)
             case w.NeedHello():
                 self._lost("the broker no longer knew this process")
                 self._hello()
@@ -294,138 +126,7 @@ class PluginInterface:
             case w.Notice():
                 log.warning("%s: %s", self.name, msg.error.message)
 
-    def _check_seq(self, seq: int) -> None:
-        expected = self._conn.seq + 1
-        self._conn.seq = seq
-        if seq != expected:
-            log.warning("%s: missed %d bus events; asking for the gate table", self.name, seq - expected)
-            self._send_quietly([w.encode(w.Snapshot())])
-
-    def _set_gate(self, info: w.GateInfo) -> None:
-        if info.func is None and info.action is None and not info.subscribers:
-            self._gates.pop(info.name, None)
-        else:
-            self._gates[info.name] = info
-        self._changed()
-
-    def _on_invoke(self, msg: w.Invoke, payload: bytes) -> None:
-        provided = self._provided.get(msg.gate)
-        slot = None if provided is None else (provided.func if msg.kind == "func" else provided.action)
-        if slot is None:
-            self._reply_error(msg.id, IpcNotReadyError.for_gate(msg.gate, msg.kind))
-            return
-        try:
-            args = _json_decode(payload) if payload else []
-            if not isinstance(args, list):
-                raise IpcTypeMismatchError(f"The arguments for {msg.gate} must be a JSON array.")
-            check_args(msg.gate, slot.params, args)
-        except IpcError as exc:
-            self._reply_error(msg.id, exc)
-            return
-        except msgspec.DecodeError as exc:
-            self._reply_error(msg.id, IpcTypeMismatchError(f"The arguments for {msg.gate} are not JSON: {exc}."))
-            return
-        token = _caller.set(msg.caller)
-        try:
-            try:
-                outcome = slot.handler(*args)
-            except Exception as exc:
-                self._reply_error(msg.id, _handler_error(msg.gate, exc))
-                return
-            if inspect.isawaitable(outcome):
-                # _start_task keeps the context of now, so the task still sees the caller.
-                self._start_task(self._finish_async, msg, slot, outcome)
-            else:
-                self._reply_value(msg, slot, outcome)
-        finally:
-            _caller.reset(token)
-
-    async def _finish_async(self, msg: w.Invoke, slot: _Slot, outcome: Awaitable[Any]) -> None:
-        try:
-            value = await outcome
-        except Exception as exc:
-            self._reply_error(msg.id, _handler_error(msg.gate, exc))
-            return
-        self._reply_value(msg, slot, value)
-
-    def _reply_value(self, msg: w.Invoke, slot: _Slot, value: Any) -> None:
-        if msg.kind == "action":
-            value = None
-        try:
-            check_result(msg.gate, slot.returns, value)
-            body = b"" if value is None else _json_encode(value)
-        except IpcError as exc:
-            self._reply_error(msg.id, exc)
-            return
-        except (TypeError, msgspec.EncodeError) as exc:
-            self._reply_error(
-                msg.id, IpcTypeMismatchError(f"The result of {msg.gate} is not JSON-serialisable: {exc}.")
-            )
-            return
-        self._send_quietly([w.encode(w.Reply(id=msg.id, payload=body))])
-
-    def _reply_error(self, call_id: int, exc: IpcError) -> None:
-        info = w.ErrorInfo(kind=type(exc).__name__, message=exc.message)
-        if isinstance(exc, IpcHandlerError):
-            info = w.ErrorInfo(kind="IpcHandlerError", message=exc.message, type_name=exc.type_name, detail=exc.detail)
-        self._send_quietly([w.encode(w.Reply(id=call_id, error=info))])
-
-    def _on_message(self, msg: w.Message, payload: bytes) -> None:
-        callbacks = self._subscriptions.get(msg.gate)
-        if not callbacks:
-            return
-        try:
-            args = _json_decode(payload) if payload else []
-        except msgspec.DecodeError:
-            log.warning("%s: dropped a message on %s that is not JSON", self.name, msg.gate)
-            return
-        if not isinstance(args, list):
-            args = [args]
-        token = _caller.set(msg.sender)
-        try:
-            for callback in list(callbacks):
-                self._run_callback(callback, args, f"message {msg.gate}")
-        finally:
-            _caller.reset(token)
-
-    def _run_callback(self, callback: Callable[..., Any], args: Sequence[object], what: str) -> None:
-        try:
-            outcome = callback(*args)
-        except Exception:
-            log.exception("%s: a callback for %s raised", self.name, what)
-            return
-        if inspect.isawaitable(outcome):
-            self._start_task(self._await_callback, outcome, what)
-
-    async def _await_callback(self, outcome: Awaitable[Any], what: str) -> None:
-        try:
-            await outcome
-        except Exception:
-            log.exception("%s: a callback for %s raised", self.name, what)
-
-    def _start_task(self, func: _TaskFunc, *args: Any) -> None:
-        """Run `func(*args)` as a task of this connection, in the current context.
-
-        Frames arrive in a loop callback (the socket's reader), outside any task, where anyio
-        cannot tell which event loop runs (unless started by `anyio.run`), so its `start_soon`
-        would fail there. The bus needs asyncio anyway (for the socket's descriptor), so this
-        creates an asyncio task directly: no extra hop through another task. `_close` cancels
-        what is still running; the functions passed here catch their own exceptions.
-        """
-        task = self._loop.create_task(func(*args), context=contextvars.copy_context())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def _notify_peer(self, name: str, joined: bool, reason: str) -> None:
-        for callback in list(self._peer_listeners):
-            self._run_callback(callback, (name, joined, reason), "peer change")
-        self._changed()
-
     # --- connection life cycle -------------------------------------------------------------
-
-    def _changed(self) -> None:
-        event, self._change = self._change, anyio.Event()
-        event.set()
 
     def _hello(self) -> None:
         self._send_quietly(
@@ -438,18 +139,15 @@ class PluginInterface:
             # The answer to a second Hello sent while waiting for the first Welcome: the broker
             # has already forgotten everything this process sent before that Hello, and what it
             # sent since (calls, its restore) comes after it. Take the fresh table, keep the rest.
-            self._gates = {g.name: g for g in msg.gates}
-            self._peers = set(msg.peers)
-            conn.seq = msg.seq
+            self._take_table(msg.gates, msg.peers, msg.seq)
             self._changed()
             return
         if self._connected:
             self._fail_calls("the connection to the broker was renewed during the call")
         reconnect = conn.ever_connected
         conn.broker, conn.heartbeat, conn.timeout = msg.broker, msg.heartbeat, msg.timeout
-        conn.max_payload, conn.seq, conn.refused, conn.ever_connected = msg.max_payload, msg.seq, None, True
-        self._gates = {g.name: g for g in msg.gates}
-        self._peers = set(msg.peers)
+        conn.max_payload, conn.refused, conn.ever_connected = msg.max_payload, None, True
+        self._take_table(msg.gates, msg.peers, msg.seq)
         self._connected = True
         for gate, provided in self._provided.items():
             slots: tuple[tuple[w.Kind, _Slot | None], ...] = (("func", provided.func), ("action", provided.action))
@@ -475,12 +173,6 @@ class PluginInterface:
         for callback in list(self._conn.listeners):
             self._run_callback(callback, (False,), "connection change")
         self._changed()
-
-    def _fail_calls(self, why: str) -> None:
-        calls, self._calls = self._calls, {}
-        for future in calls.values():
-            if not future.done():
-                future.set_exception(IpcDisconnectedError(f"The call was lost: {why}."))
 
     async def _heartbeat(self) -> None:
         ping = w.encode(w.Ping())
@@ -532,14 +224,6 @@ class PluginInterface:
         if self._transport is not None:
             self._transport.close()
         self._changed()
-
-
-def _handler_error(gate: str, exc: Exception) -> IpcError:
-    if isinstance(exc, IpcError):
-        return exc
-    type_name = type(exc).__name__
-    detail = str(exc)
-    return IpcHandlerError(f"{type_name}: {detail}" if detail else type_name, type_name, detail)
 
 
 def resolve_endpoint(endpoint: str | None) -> str:

@@ -1,0 +1,114 @@
+"""The router's state, and the helpers that queue what it sends: the base of `Router`.
+
+`_RouterState` holds the four tables every part of the router reads: the peers by identity and
+by name, the gates, the calls waiting for a reply, and `_out`, the frames queued by the message
+being handled. The tables refer to each other (a gate names its provider, a pending call its
+caller), so they live together here; the parts that change them are mixins on top
+(`_router_gates`, `_router_calls`, `_router_peers`), composed in `_router.py`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from . import _wire as w
+from ._config import BrokerConfig
+
+
+@dataclass(slots=True)
+class Outgoing:
+    identity: bytes
+    frames: list[bytes]
+    call_id: int = 0
+    """Nonzero for an Invoke: if it cannot be delivered, the router fails that call."""
+
+
+@dataclass(slots=True)
+class _Peer:
+    name: str
+    identity: bytes
+    incarnation: str
+    last_seen: float
+    in_flight: int = 0
+    seq: int = 0
+    subscriptions: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Gate:
+    name: str
+    func: w.SlotInfo | None = None
+    action: w.SlotInfo | None = None
+    subscribers: dict[str, int] = field(default_factory=dict)
+
+    def info(self) -> w.GateInfo:
+        return w.GateInfo(
+            name=self.name,
+            func=self.func,
+            action=self.action,
+            subscribers=tuple(sorted(self.subscribers)),
+            subscriptions=sum(self.subscribers.values()),
+        )
+
+    def empty(self) -> bool:
+        return self.func is None and self.action is None and not self.subscribers
+
+
+@dataclass(slots=True)
+class _Pending:
+    caller: bytes
+    caller_call_id: int
+    provider: str
+    gate: str
+
+
+def _err(kind: str, message: str) -> w.ErrorInfo:
+    return w.ErrorInfo(kind=kind, message=message)
+
+
+class _RouterState:
+    """The tables of the router and the frames queued for sending."""
+
+    def __init__(self, config: BrokerConfig | None = None) -> None:
+        self.config = config or BrokerConfig()
+        self.incarnation = uuid.uuid4().hex
+        self._by_identity: dict[bytes, _Peer] = {}
+        self._by_name: dict[str, _Peer] = {}
+        self._gates: dict[str, _Gate] = {}
+        self._pending: dict[int, _Pending] = {}
+        self._next_call = 0
+        self._out: list[Outgoing] = []
+
+    # --- output helpers --------------------------------------------------------------------
+
+    def _too_big(self, what: str, size: int) -> str:
+        limit = self.config.max_payload
+        return (
+            f"The payload for {what} is {size} bytes; the bus carries at most {limit} bytes "
+            f"({limit // 1024} KiB). Send less, or start the broker with a larger --max-payload."
+        )
+
+    def _send(
+        self,
+        identity: bytes,
+        msg: w.Welcome
+        | w.Refused
+        | w.NeedHello
+        | w.Pong
+        | w.PeerJoined
+        | w.PeerLeft
+        | w.GateChanged
+        | w.GateTable
+        | w.Notice,
+    ) -> None:
+        self._out.append(Outgoing(identity, [w.encode(msg)]))
+
+    def _result(self, identity: bytes, call_id: int, error: w.ErrorInfo) -> None:
+        self._out.append(Outgoing(identity, [w.encode(w.Result(id=call_id, error=error))]))
+
+    def _notice(self, identity: bytes, kind: str, message: str) -> None:
+        self._send(identity, w.Notice(error=_err(kind, message)))
+
+    def _refuse(self, identity: bytes, message: str) -> None:
+        self._send(identity, w.Refused(error=_err("IpcRefusedError", message)))
