@@ -168,7 +168,7 @@ def role_baseline_server(args: argparse.Namespace) -> None:
     manager = StreamableHTTPSessionManager(app=server, json_response=True, security_settings=security)
     app = Starlette(routes=[Route(MCP_PATH, StreamableHTTPASGIApp(manager))])
     # uvicorn exactly as our host runs it; no lifespan (the manager runs around it).
-    from gates._mcp_http import uvicorn_server
+    from gates.mcp import uvicorn_server
 
     userver = uvicorn_server(app, lifespan="off")
 

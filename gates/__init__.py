@@ -1,74 +1,14 @@
-"""The XIV MCP contract and host: every `XivMcp.*` gate, the player's decisions, calls and audit.
+"""XIV MCP's plugin contract, host, MCP front and plugin kit, in rooms by audience.
 
-This package talks to other processes only through `broker`'s API; it never imports zmq.
-Plugin authors use `gates.client`; the host runs with `run_host(HostConfig(...))`.
+    gates.contract   what the host and every plugin agree on: gate names, codes, documents
+    gates.plugin     what a plugin process imports: the plugin-side client (XivMcpClient)
+    gates.host       the XIV MCP host: registry, the player's decisions, approvals, calls, audit
+    gates.mcp        the MCP front for AI apps, above the host
+    gates.runner     the process runner: the host with its MCP front (`xivmcp host`, `xivmcp up`)
+    gates.testing    the shipped process harness: a broker, a host and plugins as real processes
+
+Imports point one way: contract <- host <- mcp <- runner, and contract <- plugin. Importing
+`gates` itself loads nothing else; import the room you need.
 """
 
-from ._calls import CallOutcome
-from ._clock import Clock, ManualClock, SystemClock
-from ._contract import (
-    API_VERSION,
-    CAPABILITIES,
-    HOST_NAME,
-    PLAYER_GATE,
-    Answer,
-    ApprovalState,
-    CapabilityId,
-    DependencyState,
-    Gate,
-    Message,
-    Mode,
-    PluginState,
-    Risk,
-    StatusReply,
-    ToolDefinition,
-    plugin_gate,
-)
-from ._endpoint import (
-    DEFAULT_HTTP_PORT,
-    EndpointError,
-    check_bind_address,
-    mcp_url,
-    parse_http_address,
-    read_mcp_token,
-)
-from ._errors import HostReplyError, RefusedError, XivMcpError
-from ._host import Host, HostConfig
-from ._host_gates import run_host
-from ._player import read_player_key
-
-__all__ = [
-    "API_VERSION",
-    "CAPABILITIES",
-    "DEFAULT_HTTP_PORT",
-    "HOST_NAME",
-    "PLAYER_GATE",
-    "Answer",
-    "ApprovalState",
-    "CallOutcome",
-    "CapabilityId",
-    "Clock",
-    "DependencyState",
-    "EndpointError",
-    "Gate",
-    "Host",
-    "HostConfig",
-    "HostReplyError",
-    "ManualClock",
-    "Message",
-    "Mode",
-    "PluginState",
-    "RefusedError",
-    "Risk",
-    "StatusReply",
-    "SystemClock",
-    "ToolDefinition",
-    "XivMcpError",
-    "check_bind_address",
-    "mcp_url",
-    "parse_http_address",
-    "plugin_gate",
-    "read_mcp_token",
-    "read_player_key",
-    "run_host",
-]
+__all__: list[str] = []

@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from gates.client import ToolDefinition, XivMcpClient
+from gates.plugin import ToolDefinition, XivMcpClient
 
 from ._run import parse_args, run, say
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from gates.client import CallCancelledError, McpCall, McpToolError, ToolDefinition, XivMcpClient
+from gates.plugin import CallCancelledError, McpCall, McpToolError, ToolDefinition, XivMcpClient
 
 from ._run import parse_args, run, say
 

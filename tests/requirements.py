@@ -77,7 +77,7 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
         "A5",
         "A6",
     ),
-    # 3: the MCP endpoint (gates/_mcp_*.py, the core tools, `xivmcp connect`): tests/mcp, and P7,
+    # 3: the MCP endpoint (gates/mcp, the core tools, `xivmcp connect`): tests/mcp, and P7,
     # which PluginCalls enforces on the host's clock, in tests/host.
     3: ("A1", "A2", "A9", "A10", "A12", "P2", "P5", "P6", "P7"),
 }

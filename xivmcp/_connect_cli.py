@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gates import DEFAULT_HTTP_PORT, EndpointError, mcp_url, parse_http_address, read_mcp_token
+from gates.mcp import DEFAULT_HTTP_PORT, EndpointError, mcp_url, parse_http_address, read_mcp_token
 
 from ._common import print_err
 

@@ -11,8 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from broker import connect
-from gates import PLAYER_GATE, read_player_key
+from gates.host import PLAYER_GATE, PluginsReport, read_player_key
 
 from ._common import cli_peer_name, print_err, run_async
 
@@ -43,9 +45,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p.add_argument("plugin")
     p.add_argument("target", help="a capability id (spend_gil, …) or one of the plugin's tool names")
     p.add_argument("mode", choices=["allow", "ask", "deny", "default"])
-    p = command(
-        "approvals", "the approvals waiting for the player", lambda a: {"cmd": "approvals", "wait": a.wait}
-    )
+    p = command("approvals", "the approvals waiting for the player", lambda a: {"cmd": "approvals", "wait": a.wait})
     p.add_argument(
         "--wait", type=float, default=0, metavar="SECONDS", help="if none waits yet, wait up to SECONDS for one"
     )
@@ -127,27 +127,13 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
 
 def _print(cmd: str, reply: dict[str, Any]) -> None:
     if cmd == "plugins":
-        if not reply["plugins"]:
-            print("no third-party plugins yet")
-        for p in reply["plugins"]:
-            connected = "connected" if p["connected"] else "not connected"
-            print(f"{p['name']}: {p['state']} ({connected})")
-            if p.get("suspendReason"):
-                print(f"  suspended: {p['suspendReason']}")
-            if p.get("awaits"):
-                aw = p["awaits"]
-                print(f"  awaits the player: new tools {aw['newTools']}, new capabilities {aw['newCapabilities']}")
-            for c in p["capabilities"]:
-                print(f"  capability {c['id']}: {c['mode']}")
-            for t in p["tools"]:
-                kind = "read-only" if t["readOnly"] else ", ".join(t["capabilities"])
-                print(f"  tool {t['name']}: {t['mode']} ({kind})")
+        _print_plugins(msgspec.convert(reply, PluginsReport))
     elif cmd == "approvals":
         if not reply["approvals"]:
             print("no approvals waiting")
         for a in reply["approvals"]:
             print(
-                f"{a['approvalId']}: {a['plugin']} {a['tool']} [{a['capability']}] {a['summary']}"
+                f"{a['approvalId']}: {a['plugin']} {a['tool']} [{', '.join(a['capabilities'])}] {a['summary']}"
                 f" ({a['secondsLeft']} s left)"
             )
     elif cmd == "audit":
@@ -158,3 +144,21 @@ def _print(cmd: str, reply: dict[str, Any]) -> None:
         print(result if isinstance(result, str) else json.dumps(result))
     else:
         print(json.dumps({k: v for k, v in reply.items() if k != "ok"}))
+
+
+def _print_plugins(report: PluginsReport) -> None:
+    if not report.plugins:
+        print("no third-party plugins yet")
+    for card in report.plugins:
+        connected = "connected" if card.connected else "not connected"
+        print(f"{card.name}: {card.state} ({connected})")
+        if card.suspend_reason:
+            print(f"  suspended: {card.suspend_reason}")
+        if card.awaits is not None:
+            aw = card.awaits
+            print(f"  awaits the player: new tools {aw.new_tools}, new capabilities {aw.new_capabilities}")
+        for capability in card.capabilities:
+            print(f"  capability {capability.id}: {capability.mode}")
+        for tool in card.tools:
+            kind = "read-only" if tool.read_only else ", ".join(tool.capabilities)
+            print(f"  tool {tool.name}: {tool.mode} ({kind})")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import signal
 import subprocess
 import sys
@@ -13,7 +12,16 @@ from typing import Any
 
 import anyio
 
-from gates import DEFAULT_HTTP_PORT, EndpointError, HostConfig, check_bind_address, parse_http_address, run_host
+from gates.host import HostConfig
+from gates.mcp import (
+    DEFAULT_HTTP_HOST,
+    DEFAULT_HTTP_PORT,
+    EndpointError,
+    McpSettings,
+    check_bind_address,
+    parse_http_address,
+)
+from gates.runner import run_host
 
 from ._common import print_err, run_async
 
@@ -63,33 +71,40 @@ def http_arguments(args: argparse.Namespace) -> list[str]:
 
 
 def host_config(args: argparse.Namespace) -> HostConfig:
-    """The host's configuration from the command line; EndpointError for an address it must refuse."""
-    http = parse_http_address(args.http) if args.http else None
-    if http is not None and not args.no_mcp:
-        remote, no_auth = args.allow_remote_http, args.no_auth_for_conformance_tests
-        check_bind_address(http[0], allow_remote=remote, auth_disabled=no_auth)
-    config = HostConfig(
-        bus=args.bus,
-        data_dir=Path(args.data_dir),
-        auto_enable=args.auto_enable,
-        test_clock=args.test_clock,
-        mcp_enabled=not args.no_mcp,
-        allow_remote_http=args.allow_remote_http,
-        http_required=http is not None,  # the default address may be taken: then the host runs without it
-        auth_disabled=args.no_auth_for_conformance_tests,
+    """The host's configuration from the command line."""
+    return HostConfig(
+        bus=args.bus, data_dir=Path(args.data_dir), auto_enable=args.auto_enable, test_clock=args.test_clock
     )
-    return config if http is None else dataclasses.replace(config, http_host=http[0], http_port=http[1])
+
+
+def mcp_settings(args: argparse.Namespace) -> McpSettings | None:
+    """The MCP endpoint's settings (None with --no-mcp); EndpointError for an address it must refuse."""
+    if args.no_mcp:
+        return None
+    http = parse_http_address(args.http) if args.http else None
+    remote, no_auth = args.allow_remote_http, args.no_auth_for_conformance_tests
+    if http is not None:
+        check_bind_address(http[0], allow_remote=remote, auth_disabled=no_auth)
+    host, port = http if http is not None else (DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT)
+    return McpSettings(
+        http_host=host,
+        http_port=port,
+        allow_remote_http=remote,
+        http_required=http is not None,  # the default address may be taken: then the host runs without it
+        auth_disabled=no_auth,
+    )
 
 
 def cmd_host(args: argparse.Namespace) -> int:
+    config = host_config(args)
     try:
-        config = host_config(args)
+        mcp = mcp_settings(args)
     except EndpointError as exc:
         print_err(str(exc))
         return 2
 
     def on_endpoint(url: str) -> None:
-        note = " WITHOUT the bearer token (tests only)" if config.auth_disabled else ""
+        note = " WITHOUT the bearer token (tests only)" if mcp is not None and mcp.auth_disabled else ""
         print(f"xivmcp host: MCP endpoint {url}{note}; `xivmcp connect` shows how apps connect", flush=True)
 
     async def main() -> int:
@@ -99,6 +114,7 @@ def cmd_host(args: argparse.Namespace) -> int:
                 tg.start_soon(_stop_on_signal, tg.cancel_scope)
                 await run_host(
                     config,
+                    mcp,
                     on_ready=lambda: print(f"xivmcp host: ready on {config.bus}", flush=True),
                     on_endpoint=on_endpoint,
                 )
@@ -132,7 +148,7 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
 def cmd_up(args: argparse.Namespace) -> int:
     """Start broker and host as child processes; stop both when either ends or on Ctrl-C."""
     try:
-        host_config(args)  # refuse a bad --http before starting anything
+        mcp_settings(args)  # refuse a bad --http before starting anything
     except EndpointError as exc:
         print_err(str(exc))
         return 2

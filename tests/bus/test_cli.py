@@ -89,7 +89,7 @@ async def test_gate_watch_prints_a_message_and_exits_after_count(
             await pi.wait_until(lambda: (g := pi.gate("Prov.News")) is not None and watcher_name in g.subscribers)
             assert await pi.get_ipc_subscriber("Prov.Announce").invoke_func("watch this") == 1
             assert await watch.readline() == '["watch this"]'
-            assert await watch.process.wait() == 0
+            assert await watch.wait() == 0
 
 
 async def test_broker_refuses_to_bind_a_non_loopback_address() -> None:

@@ -114,8 +114,9 @@ async def test_broker_restart_peers_reconnect_and_restore_registrations_and_subs
             await pi.wait_until(lambda: news_subscribers() == ("Sub1", "Tst"))
         first_broker = pi._conn.broker
 
-        broker_proc.kill()
-        await anyio.to_thread.run_sync(broker_proc.start)
+        assert broker_proc.broker is not None
+        broker_proc.broker.kill()
+        await anyio.to_thread.run_sync(broker_proc.start_broker)
 
         with anyio.fail_after(10.0):
             await pi.wait_until(lambda: connection[-2:] == [False, True])

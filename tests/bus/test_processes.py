@@ -141,7 +141,7 @@ async def test_handler_exception_reaches_caller_and_provider_keeps_serving(
     assert err.value.type_name == "ValueError"
     assert err.value.detail == "the flux is low"
     assert str(err.value) == "ValueError: the flux is low"
-    assert ready_provider.process.returncode is None
+    assert ready_provider.returncode is None
 
 
 async def test_current_caller_in_provider_handler_is_callers_internal_name(

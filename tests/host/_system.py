@@ -1,43 +1,56 @@
-"""Helpers of the host tests: the system as real processes, the test's own peer, the player.
+"""Helpers of the host tests, on the shipped harness (`gates.testing`): the test's own peer, the player.
 
-    system = HostSystem(tmp_path)        # broker + host (`--test-clock`) on a free loopback port
-    system.start()                       # returns once the host's gates are on the bus
-    plugin = system.start_sample("myplugin")
-    await plugin.expect("MyPlugin: registered myplugin_restock")
-    async with broker.connect(system.endpoint, "TestPeer") as pi:
-        player = Player(pi, system.data_dir)
-        await player.ok("enable", plugin="MyPlugin")
+    with host_system(tmp_path) as system:        # broker + host (`--test-clock --no-mcp`), free port
+        plugin = system.start_plugin("plugins_sample.myplugin")
+        await plugin.expect("MyPlugin: registered myplugin_restock")
+        async with broker.connect(system.endpoint, "TestPeer") as pi:
+            player = Player(pi, system.data_dir)
+            await player.ok("enable", plugin="MyPlugin")
 
-Every process is started here with `subprocess.Popen`, remembered, and killed by pid (SIGKILL)
-and reaped in `close()`, which the fixtures call in their teardown whatever the test did. A
-process's stdout is read line by line by a thread; `expect()` waits for a line (an event), never
-for time to pass. Readiness of the host is a state of the bus seen by a peer of the test.
+Every process is stopped by pid by the harness (`XivMcpSystem.close`), whatever the test did;
+`expect()` waits for a line (an event), never for time to pass.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import anyio.abc
-import anyio.to_thread
 
 import broker
 from broker import Broker, BrokerConfig
-from gates import HostConfig, read_player_key
-from gates._host import Host
-from gates._host_gates import host_running
+from gates.host import Host, HostConfig, host_running, read_player_key
+from gates.testing import Process, XivMcpSystem, free_endpoint, xivmcp_argv
+
+__all__ = [
+    "HOST_FLAGS",
+    "ROOT",
+    "WAIT",
+    "CallInFlight",
+    "Player",
+    "Process",
+    "TestPlugin",
+    "XivMcpSystem",
+    "free_endpoint",
+    "gate",
+    "host_system",
+    "inprocess_host",
+    "new_system",
+    "ok",
+    "plugin_peer",
+    "read_audit",
+    "refused",
+    "run_in_thread",
+    "start_call",
+    "xivmcp_argv",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 10.0
@@ -46,111 +59,16 @@ HOST_FLAGS = ("--test-clock", "--no-mcp")
 """How the tests run `xivmcp host`: on the manual clock, and without the MCP endpoint (not theirs to test)."""
 
 
-def free_endpoint() -> str:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return f"tcp://127.0.0.1:{s.getsockname()[1]}"
+def new_system(root: Path, *host_flags: str) -> XivMcpSystem:
+    """A system (not started) whose host runs with `host_flags` (default: `HOST_FLAGS`)."""
+    return XivMcpSystem(root, *(host_flags or HOST_FLAGS))
 
 
-def xivmcp(*args: str) -> list[str]:
-    return [sys.executable, "-m", "xivmcp", *args]
-
-
-# --------------------------------------------------------------------------- child processes
-
-
-class Proc:
-    """A child process; its stdout is collected line by line by a thread."""
-
-    def __init__(self, argv: list[str], log: Path, *, new_session: bool = False) -> None:
-        self.argv = argv
-        self.new_session = new_session
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("ab") as err:
-            self.popen = subprocess.Popen(
-                argv,
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=err,
-                start_new_session=new_session,
-            )
-        self.log = log
-        self.lines: list[str] = []
-        self._seen = 0
-        self._changed = threading.Condition()
-        self._eof = False
-        assert self.popen.stdout is not None
-        threading.Thread(target=self._read, args=(self.popen.stdout,), daemon=True).start()
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def _read(self, stream: IO[bytes]) -> None:
-        for raw in stream:
-            with self._changed:
-                self.lines.append(raw.decode(errors="replace").rstrip("\n"))
-                self._changed.notify_all()
-        with self._changed:
-            self._eof = True
-            self._changed.notify_all()
-
-    def wait_line(self, prefix: str, timeout: float = WAIT) -> str:
-        """The next line (after those already taken) that starts with `prefix`; blocks up to `timeout`."""
-        with self._changed:
-            while True:
-                while self._seen < len(self.lines):
-                    line = self.lines[self._seen]
-                    self._seen += 1
-                    if line.startswith(prefix):
-                        return line
-                if self._eof:
-                    raise AssertionError(
-                        f"{self.argv[2:]} ended before printing {prefix!r}: {self.lines}; {self._err()}"
-                    )
-                if not self._changed.wait(timeout):
-                    raise AssertionError(f"{self.argv[2:]} did not print {prefix!r} within {timeout} s: {self.lines}")
-
-    async def expect(self, prefix: str, within: float = WAIT) -> str:
-        """`wait_line` without blocking the event loop."""
-        return await anyio.to_thread.run_sync(self.wait_line, prefix, within, abandon_on_cancel=True)
-
-    def skip_to_end(self) -> None:
-        """Forget the lines printed so far: `expect` then waits for new ones."""
-        with self._changed:
-            self._seen = len(self.lines)
-
-    def _err(self) -> str:
-        try:
-            return self.log.read_text(errors="replace")[-2000:]
-        except OSError:
-            return ""
-
-    def kill(self) -> None:
-        """kill -9 by pid (the whole session for a process started in its own), and reap."""
-        if self.popen.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                if self.new_session:
-                    os.killpg(self.popen.pid, signal.SIGKILL)
-                else:
-                    os.kill(self.popen.pid, signal.SIGKILL)
-        elif self.new_session:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.popen.pid, signal.SIGKILL)  # children it left behind
-        self.popen.wait(10)
-        if self.popen.stdout is not None:
-            self.popen.stdout.close()
-
-    def terminate(self, timeout: float = WAIT, sig: int = signal.SIGTERM) -> int:
-        """SIGTERM (or `sig`) by pid and wait for the exit code (SIGKILL if it does not end)."""
-        if self.popen.poll() is None:
-            self.popen.send_signal(sig)
-        try:
-            return self.popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise AssertionError(f"{self.argv[2:]} did not stop on SIGTERM within {timeout} s") from None
+@contextlib.contextmanager
+def host_system(root: Path, *host_flags: str) -> Iterator[XivMcpSystem]:
+    """A started broker and host; every process of it is killed by pid on the way out."""
+    with new_system(root, *host_flags) as system:
+        yield system.start()
 
 
 def run_in_thread(func: Callable[[], Awaitable[None]]) -> None:
@@ -171,89 +89,12 @@ def run_in_thread(func: Callable[[], Awaitable[None]]) -> None:
         raise failure[0]
 
 
-class HostSystem:
-    """`xivmcp broker` and `xivmcp host --test-clock` as separate processes, plus sample plugins."""
-
-    def __init__(self, root: Path, *host_flags: str) -> None:
-        self.root = root
-        self.data_dir = root / "data"
-        self.logs = root / "logs"
-        self.endpoint = free_endpoint()
-        self.host_flags = host_flags or HOST_FLAGS
-        self.broker: Proc | None = None
-        self.host: Proc | None = None
-        self.procs: list[Proc] = []
-
-    def spawn(self, argv: list[str], name: str, *, new_session: bool = False) -> Proc:
-        proc = Proc(argv, self.logs / f"{name}.log", new_session=new_session)
-        self.procs.append(proc)
-        return proc
-
-    def start(self) -> HostSystem:
-        self.start_broker()
-        self.start_host()
-        return self
-
-    def start_broker(self) -> None:
-        for attempt in range(3):
-            self.broker = self.spawn(xivmcp("broker", "--bus", self.endpoint), "broker")
-            try:
-                self.broker.wait_line("xivmcp broker: listening")
-                return
-            except AssertionError:
-                self.broker.kill()
-                if attempt == 2:
-                    raise
-                self.endpoint = free_endpoint()  # the port was taken meanwhile
-
-    def start_host(self, *extra: str) -> Proc:
-        argv = xivmcp("host", "--bus", self.endpoint, "--data-dir", str(self.data_dir), *self.host_flags, *extra)
-        self.host = self.spawn(argv, "host")
-        run_in_thread(self.wait_host_ready)
-        return self.host
-
-    async def wait_host_ready(self) -> None:
-        """Wait on the bus until the host's gates are there (its IsReady answers)."""
-        async with broker.connect(self.endpoint, f"Waiter{os.getpid()}") as pi:
-            with anyio.fail_after(WAIT):
-                await pi.get_ipc_subscriber("XivMcp.IsReady").wait_ready()
-                assert await pi.get_ipc_subscriber("XivMcp.IsReady").invoke_func() is True
-
-    def start_sample(self, module: str, *args: str) -> Proc:
-        argv = [sys.executable, "-m", f"plugins_sample.{module}", "--bus", self.endpoint, *args]
-        return self.spawn(argv, module)
-
-    def cli(self, *args: str) -> list[str]:
-        """argv of an `xivmcp` command on this system."""
-        return xivmcp(*args, "--bus", self.endpoint, "--data-dir", str(self.data_dir))
-
-    @property
-    def player_key(self) -> str:
-        return read_player_key(self.data_dir)
-
-    def audit(self) -> list[dict[str, Any]]:
-        return read_audit(self.data_dir)
-
-    def close(self) -> None:
-        for proc in reversed(self.procs):
-            proc.kill()
-
-
 def read_audit(data_dir: Path) -> list[dict[str, Any]]:
     """DATA_DIR/audit.jsonl, one JSON object a line (each line must be one)."""
     text = (data_dir / "audit.jsonl").read_text(encoding="utf-8")
     entries = [json.loads(line) for line in text.splitlines() if line]
     assert all(isinstance(e, dict) for e in entries)
     return entries
-
-
-@contextlib.contextmanager
-def host_system(root: Path, *host_flags: str) -> Iterator[HostSystem]:
-    system = HostSystem(root, *host_flags)
-    try:
-        yield system.start()
-    finally:
-        system.close()
 
 
 # --------------------------------------------------------------------------- in-process host

@@ -23,14 +23,14 @@ import pytest
 
 import broker
 
-from ._system import ROOT, WAIT, HostSystem, Proc, free_endpoint, read_audit, xivmcp
+from ._system import ROOT, WAIT, Process, XivMcpSystem, free_endpoint, new_system, read_audit, xivmcp_argv
 
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture(scope="module")
-def raw(system: HostSystem) -> Iterator[Proc]:
-    proc = system.start_sample("raw_gates")
+def raw(system: XivMcpSystem) -> Iterator[Process]:
+    proc = system.start_plugin("plugins_sample.raw_gates")
     proc.wait_line("RawPlugin: registered 3 tools")
     yield proc
 
@@ -69,7 +69,7 @@ async def finished(process: anyio.abc.Process) -> tuple[int, str, str]:
     return code, out.decode(), err.decode()
 
 
-async def waiting_approval(system: HostSystem) -> dict[str, Any]:
+async def waiting_approval(system: XivMcpSystem) -> dict[str, Any]:
     """`xivmcp approvals --wait 10 --json`: the one approval that waits for the player."""
     reply = json.loads(await cli(system.cli("approvals", "--wait", str(WAIT), "--json")))
     assert reply["ok"] is True and len(reply["approvals"]) == 1, reply
@@ -77,7 +77,7 @@ async def waiting_approval(system: HostSystem) -> dict[str, Any]:
     return approval
 
 
-async def test_cli_plugins_enable_keep_disabled_and_consent(system: HostSystem, raw: Proc) -> None:
+async def test_cli_plugins_enable_keep_disabled_and_consent(system: XivMcpSystem, raw: Process) -> None:
     assert json.loads(await cli(system.cli("keep-disabled", "RawPlugin"))) == {
         "plugin": "RawPlugin",
         "state": "kept_disabled",
@@ -95,7 +95,7 @@ async def test_cli_plugins_enable_keep_disabled_and_consent(system: HostSystem, 
     assert error.strip() == "XIV MCP knows no plugin named 'Nobody'; see `xivmcp plugins`."
 
 
-async def test_cli_mode_call_and_audit(system: HostSystem, raw: Proc) -> None:
+async def test_cli_mode_call_and_audit(system: XivMcpSystem, raw: Process) -> None:
     await cli(system.cli("enable", "RawPlugin"))
     assert json.loads(await cli(system.cli("mode", "RawPlugin", "game_ui", "allow"))) == {
         "plugin": "RawPlugin",
@@ -126,7 +126,7 @@ async def test_cli_mode_call_and_audit(system: HostSystem, raw: Proc) -> None:
     assert [(e["time"], e["kind"]) for e in entries] == [(e["time"], e["kind"]) for e in in_file]
 
 
-async def test_cli_approvals_approve_and_decline(system: HostSystem, raw: Proc) -> None:
+async def test_cli_approvals_approve_and_decline(system: XivMcpSystem, raw: Process) -> None:
     await cli(system.cli("enable", "RawPlugin"))
     await cli(system.cli("mode", "RawPlugin", "game_ui", "ask"))
     await cli(system.cli("mode", "RawPlugin", "rawplugin_inline", "default"))
@@ -154,7 +154,7 @@ async def test_cli_approvals_approve_and_decline(system: HostSystem, raw: Proc) 
     assert error.strip() == f"Approval '{approval['approvalId']}' was already denied (answered)."
 
 
-async def test_cli_approve_session_and_always_are_remembered(system: HostSystem, raw: Proc) -> None:
+async def test_cli_approve_session_and_always_are_remembered(system: XivMcpSystem, raw: Process) -> None:
     await cli(system.cli("enable", "RawPlugin"))
     await cli(system.cli("mode", "RawPlugin", "game_ui", "ask"))
     await cli(system.cli("mode", "RawPlugin", "rawplugin_slow", "default"))
@@ -173,7 +173,7 @@ async def test_cli_approve_session_and_always_are_remembered(system: HostSystem,
     assert json.loads(await cli(system.cli("call", "rawplugin_inline"))) == {"done": "inside Invoke"}
 
 
-async def test_cli_advance_clock_lets_an_approval_window_time_out(system: HostSystem, raw: Proc) -> None:
+async def test_cli_advance_clock_lets_an_approval_window_time_out(system: XivMcpSystem, raw: Process) -> None:
     await cli(system.cli("enable", "RawPlugin"))
     await cli(system.cli("mode", "RawPlugin", "game_ui", "ask"))
     await cli(system.cli("mode", "RawPlugin", "rawplugin_inline", "default"))
@@ -185,24 +185,24 @@ async def test_cli_advance_clock_lets_an_approval_window_time_out(system: HostSy
         assert json.loads(await cli(system.cli("advance-clock", "61")))["now"] == before + 61
         code, _, err = await finished(call)
         assert code == 1 and "did not answer within two minutes; nothing was run." in err
-    backwards = xivmcp("advance-clock", "--bus", system.endpoint, "--data-dir", str(system.data_dir), "--", "-5")
+    backwards = xivmcp_argv("advance-clock", "--bus", system.endpoint, "--data-dir", str(system.data_dir), "--", "-5")
     assert "A monotonic clock can't go back" in await cli(backwards, expect_code=1)
 
 
-async def test_cli_player_commands_need_the_player_key(system: HostSystem, tmp_path: Path) -> None:
-    argv = xivmcp("plugins", "--bus", system.endpoint, "--data-dir", str(tmp_path))
+async def test_cli_player_commands_need_the_player_key(system: XivMcpSystem, tmp_path: Path) -> None:
+    argv = xivmcp_argv("plugins", "--bus", system.endpoint, "--data-dir", str(tmp_path))
     error = await cli(argv, expect_code=2)
     assert error.startswith(f"No player key at {tmp_path / 'player.key'}")
 
 
 async def test_cli_up_auto_enable_enables_every_plugin(tmp_path: Path) -> None:
     endpoint, data_dir = free_endpoint(), tmp_path / "data"
-    up = Proc(
-        xivmcp("up", "--bus", endpoint, "--data-dir", str(data_dir), "--auto-enable", "--http", "127.0.0.1:0"),
-        tmp_path / "up.log",
+    up = Process(
+        xivmcp_argv("up", "--bus", endpoint, "--data-dir", str(data_dir), "--auto-enable", "--http", "127.0.0.1:0"),
+        log=tmp_path / "up.log",
         new_session=True,  # its broker and host are in its session: the teardown kills them all
     )
-    plugins: list[Proc] = []
+    plugins: list[Process] = []
     try:
         await up.expect("xivmcp up: bus")
         async with broker.connect(endpoint, "TestPeer") as pi:
@@ -210,15 +210,15 @@ async def test_cli_up_auto_enable_enables_every_plugin(tmp_path: Path) -> None:
                 await pi.get_ipc_subscriber("XivMcp.IsReady").wait_ready()
             for module in ("raw_gates", "myplugin"):
                 argv = [sys.executable, "-m", f"plugins_sample.{module}", "--bus", endpoint]
-                plugins.append(Proc(argv, tmp_path / f"{module}.log"))
+                plugins.append(Process(argv, log=tmp_path / f"{module}.log"))
             await plugins[0].expect("RawPlugin: registered 3 tools")
             await plugins[1].expect("MyPlugin: registered myplugin_restock (enabled)")
-            listing = await cli(xivmcp("plugins", "--bus", endpoint, "--data-dir", str(data_dir)))
+            listing = await cli(xivmcp_argv("plugins", "--bus", endpoint, "--data-dir", str(data_dir)))
             assert "RawPlugin: enabled (connected)" in listing and "MyPlugin: enabled (connected)" in listing
             assert "capability spend_gil: allow" in listing
-            call = xivmcp("call", "rawplugin_inline", "--bus", endpoint, "--data-dir", str(data_dir))
+            call = xivmcp_argv("call", "rawplugin_inline", "--bus", endpoint, "--data-dir", str(data_dir))
             assert json.loads(await cli(call)) == {"done": "inside Invoke"}  # allowed without asking
-            clock = xivmcp("advance-clock", "121", "--bus", endpoint, "--data-dir", str(data_dir))
+            clock = xivmcp_argv("advance-clock", "121", "--bus", endpoint, "--data-dir", str(data_dir))
             assert "--test-clock" in await cli(clock, expect_code=1)  # `up` runs on the real clock
         assert await anyio.to_thread.run_sync(up.terminate) == 0
         with pytest.raises(ProcessLookupError):
@@ -230,7 +230,7 @@ async def test_cli_up_auto_enable_enables_every_plugin(tmp_path: Path) -> None:
 
 async def test_cli_host_and_broker_run_as_separate_processes(tmp_path: Path) -> None:
     # what the `system` fixture does, once more by hand: broker, then host, each its own process
-    system = HostSystem(tmp_path)
+    system = new_system(tmp_path)
     try:
         system.start_broker()
         await anyio.to_thread.run_sync(system.start_host)
@@ -243,5 +243,5 @@ async def test_cli_host_and_broker_run_as_separate_processes(tmp_path: Path) -> 
 
 
 async def test_cli_up_help_names_the_test_clock_and_auto_enable() -> None:
-    usage = await cli(xivmcp("up", "--help"))
+    usage = await cli(xivmcp_argv("up", "--help"))
     assert "--test-clock" in usage and "--auto-enable" in usage

@@ -682,11 +682,12 @@ async def test_g9_asking_for_a_capability_the_tool_did_not_declare_is_denied_and
             await ok(plugin.pi, "FailCall", call_id, "The player declined the teleport; nothing was spent.")
             await call.outcome()
         flagged = [e for e in read_audit(tmp_path) if e["kind"] == "approval" and e.get("flagged")]
-        assert [(e["plugin"], e["tool"], e["details"]["capability"]) for e in flagged] == [
-            ("TestPeer", "testpeer_map", "spend_gil")
+        assert [(e["plugin"], e["tool"], e["details"]["capabilities"]) for e in flagged] == [
+            ("TestPeer", "testpeer_map", ["spend_gil"])
         ]
+        assert [e["details"]["kind"] for e in flagged] == ["during_call"]
         entries = (await player.ok("audit", plugin="TestPeer"))["entries"]
-        assert [e["details"]["capability"] for e in entries if e["flagged"]] == ["spend_gil"]
+        assert [e["details"]["capabilities"] for e in entries if e["flagged"]] == [["spend_gil"]]
 
 
 # --------------------------------------------------------------------------- the player's gate

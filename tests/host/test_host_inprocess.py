@@ -14,8 +14,7 @@ import pytest
 
 import broker
 from broker import Broker, BrokerConfig
-from gates import CallOutcome, HostConfig
-from gates._host_gates import host_running
+from gates.host import CallOutcome, HostConfig, host_running
 
 from ._system import (
     ROOT,
@@ -28,7 +27,7 @@ from ._system import (
     read_audit,
     refused,
     start_call,
-    xivmcp,
+    xivmcp_argv,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -45,7 +44,7 @@ async def test_t2_a_suspended_plugin_is_refused_with_its_reason_until_the_player
         await player.ok("enable", plugin="TestPeer")
         await player.set_modes("TestPeer", game_ui="allow")
         reason = "testpeer_buy spent 1,200 gil without declaring spend_gil"
-        host.suspend("TestPeer", reason)
+        host.player.suspend("TestPeer", reason)
 
         status = await ok(plugin.pi, "GetStatus", "TestPeer")
         assert (status["state"], status["canRun"], status["suspendReason"]) == ("suspended", False, reason)
@@ -63,7 +62,7 @@ async def test_t2_a_suspended_plugin_is_refused_with_its_reason_until_the_player
         assert (await player.plugin("TestPeer"))["suspendReason"] == reason
 
         # the player lifts it with `xivmcp lift` (a real subprocess on this in-process host's bus)
-        argv = xivmcp("lift", "TestPeer", "--bus", endpoint, "--data-dir", str(tmp_path))
+        argv = xivmcp_argv("lift", "TestPeer", "--bus", endpoint, "--data-dir", str(tmp_path))
         with anyio.fail_after(WAIT * 2):
             done = await anyio.run_process(argv, cwd=ROOT, check=False)
         assert (done.returncode, json.loads(done.stdout)) == (0, {"plugin": "TestPeer", "state": "enabled"})
@@ -113,7 +112,7 @@ async def test_a5_third_party_tools_are_offered_only_while_enabled_allowed_and_c
     async with inprocess_host(tmp_path) as (endpoint, host):
 
         def offered() -> list[str]:
-            return sorted(d.name for owner, d in host.offered_tools() if owner == "TestPeer")
+            return sorted(d.name for owner, d in host.offered.third_party() if owner == "TestPeer")
 
         changed = 0
 
@@ -335,7 +334,7 @@ async def test_g11_going_down_ends_each_running_call_once_with_a_message(tmp_pat
                         with anyio.fail_after(WAIT):
                             await pi.get_ipc_subscriber("XivMcp.RegisterTool").wait_ready()
                         await plugin.register("testpeer_farm", readOnly=True)
-                        host.enable("TestPeer")
+                        host.player.enable("TestPeer")
 
                         async def call() -> None:
                             outcomes.append(await host.call_tool("testpeer_farm", {}))

@@ -17,18 +17,18 @@ import pytest
 
 import broker
 
-from ._system import WAIT, HostSystem, Player, start_call
+from ._system import WAIT, Player, XivMcpSystem, read_audit, start_call
 
 pytestmark = pytest.mark.asyncio
 
 
 @asynccontextmanager
-async def player_on(system: HostSystem, name: str = "TestPeer") -> AsyncIterator[Player]:
+async def player_on(system: XivMcpSystem, name: str = "TestPeer") -> AsyncIterator[Player]:
     async with broker.connect(system.endpoint, name) as pi:
         yield Player(pi, system.data_dir)
 
 
-async def kill_host_and_restart(system: HostSystem, player: Player) -> None:
+async def kill_host_and_restart(system: XivMcpSystem, player: Player) -> None:
     """kill -9 the host, wait until the bus has noticed, start it again and wait for its gates."""
     assert system.host is not None
     system.host.kill()
@@ -37,13 +37,13 @@ async def kill_host_and_restart(system: HostSystem, player: Player) -> None:
     await anyio.to_thread.run_sync(system.start_host)
 
 
-def registrations(system: HostSystem, plugin: str) -> list[dict[str, Any]]:
+def registrations(system: XivMcpSystem, plugin: str) -> list[dict[str, Any]]:
     """The audit lines where the player was asked about the plugin's registration."""
-    return [e for e in system.audit() if e["kind"] == "registration" and e.get("plugin") == plugin]
+    return [e for e in read_audit(system.data_dir) if e["kind"] == "registration" and e.get("plugin") == plugin]
 
 
-async def test_g5_registration_and_consent_life_cycle_undecided_then_enabled(fresh_system: HostSystem) -> None:
-    raw = fresh_system.start_sample("raw_gates")
+async def test_g5_registration_and_consent_life_cycle_undecided_then_enabled(fresh_system: XivMcpSystem) -> None:
+    raw = fresh_system.start_plugin("plugins_sample.raw_gates")
     await raw.expect("RawPlugin: registered 3 tools")
     async with player_on(fresh_system) as player:
         card = await player.plugin("RawPlugin")
@@ -68,15 +68,15 @@ async def test_g5_registration_and_consent_life_cycle_undecided_then_enabled(fre
         card = await player.plugin("RawPlugin")
         assert (card["state"], card["awaits"]) == ("enabled", None)
         assert await player.result("rawplugin_echo", {"a": 1}) == {"echo": {"a": 1}}
-        consents = [e for e in fresh_system.audit() if e["kind"] == "consent"]
+        consents = [e for e in read_audit(fresh_system.data_dir) if e["kind"] == "consent"]
         assert consents[-1]["plugin"] == "RawPlugin"
 
 
 async def test_a6_keep_disabled_is_remembered_while_the_registration_stays_the_same_also_across_a_host_restart(
-    fresh_system: HostSystem,
+    fresh_system: XivMcpSystem,
 ) -> None:
     system = fresh_system
-    myplugin = system.start_sample("myplugin")
+    myplugin = system.start_plugin("plugins_sample.myplugin")
     await myplugin.expect("MyPlugin: registered myplugin_restock (undecided)")
     async with player_on(system) as player:
         assert (await player.ok("keep_disabled", plugin="MyPlugin"))["state"] == "kept_disabled"
@@ -90,7 +90,7 @@ async def test_a6_keep_disabled_is_remembered_while_the_registration_stays_the_s
         assert myplugin.terminate(sig=signal.SIGINT) in (0, -signal.SIGINT)
         with anyio.fail_after(WAIT):
             await player.pi.wait_peer_gone("MyPlugin")
-        myplugin = system.start_sample("myplugin")
+        myplugin = system.start_plugin("plugins_sample.myplugin")
         await myplugin.expect("MyPlugin: registered myplugin_restock (kept_disabled)")
         assert (await player.plugin("MyPlugin"))["awaits"] is None
 
@@ -105,10 +105,10 @@ async def test_a6_keep_disabled_is_remembered_while_the_registration_stays_the_s
 
 
 async def test_g11_a5_after_a_host_restart_plugins_register_again_by_themselves_and_decisions_are_kept(
-    fresh_system: HostSystem,
+    fresh_system: XivMcpSystem,
 ) -> None:
     system = fresh_system
-    myplugin = system.start_sample("myplugin")
+    myplugin = system.start_plugin("plugins_sample.myplugin")
     await myplugin.expect("MyPlugin: registered myplugin_restock (undecided)")
     async with player_on(system) as player, anyio.create_task_group() as tg:
         await player.ok("enable", plugin="MyPlugin")
@@ -137,10 +137,10 @@ async def test_g11_a5_after_a_host_restart_plugins_register_again_by_themselves_
 
 
 async def test_g11_ready_and_disposing_are_broadcast_and_plugins_stop_running_calls_on_disposing(
-    fresh_system: HostSystem,
+    fresh_system: XivMcpSystem,
 ) -> None:
     system = fresh_system
-    myplugin = system.start_sample("myplugin", "--seconds-per-kill", "1000")
+    myplugin = system.start_plugin("plugins_sample.myplugin", "--seconds-per-kill", "1000")
     await myplugin.expect("MyPlugin: registered myplugin_restock (undecided)")
     async with player_on(system) as player, anyio.create_task_group() as tg:
         await player.ok("enable", plugin="MyPlugin")
@@ -181,10 +181,10 @@ async def test_g11_ready_and_disposing_are_broadcast_and_plugins_stop_running_ca
 
 
 async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offered_only_while_connected(
-    fresh_system: HostSystem,
+    fresh_system: XivMcpSystem,
 ) -> None:
     system = fresh_system
-    myplugin = system.start_sample("myplugin", "--seconds-per-kill", "1000")
+    myplugin = system.start_plugin("plugins_sample.myplugin", "--seconds-per-kill", "1000")
     await myplugin.expect("MyPlugin: registered myplugin_restock (undecided)")
     async with player_on(system) as player, anyio.create_task_group() as tg:
         await player.ok("enable", plugin="MyPlugin")
@@ -200,10 +200,10 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
         assert await player.error("myplugin_status") == (
             "There is no tool named 'myplugin_status'. List the tools (tools/list) and try again."
         )
-        calls = [e for e in system.audit() if e["kind"] == "call" and e.get("tool") == "myplugin_farm"]
+        calls = [e for e in read_audit(system.data_dir) if e["kind"] == "call" and e.get("tool") == "myplugin_farm"]
         assert calls[-1]["details"]["error"] == "The MyPlugin plugin was unloaded during the call."
 
-        myplugin = system.start_sample("myplugin")
+        myplugin = system.start_plugin("plugins_sample.myplugin")
         await myplugin.expect("MyPlugin: registered myplugin_restock (enabled)")
         card = await player.plugin("MyPlugin")
         assert (card["connected"], len(card["tools"])) == (True, 6)

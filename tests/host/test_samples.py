@@ -18,26 +18,37 @@ import anyio
 import pytest
 
 import broker
-from gates.client import McpToolError, ToolDefinition, XivMcpClient
+from gates.plugin import McpToolError, ToolDefinition, XivMcpClient
 
-from ._system import WAIT, HostSystem, Player, Proc, ok, plugin_peer, refused, run_in_thread, start_call
+from ._system import (
+    WAIT,
+    Player,
+    Process,
+    XivMcpSystem,
+    ok,
+    plugin_peer,
+    read_audit,
+    refused,
+    run_in_thread,
+    start_call,
+)
 
 pytestmark = pytest.mark.asyncio
 
 
 @dataclass
 class Samples:
-    system: HostSystem
-    myplugin: Proc
-    raw: Proc
-    growing: Proc
+    system: XivMcpSystem
+    myplugin: Process
+    raw: Process
+    growing: Process
 
 
 @pytest.fixture(scope="module")
-def samples(system: HostSystem) -> Iterator[Samples]:
-    myplugin = system.start_sample("myplugin", "--seconds-per-kill", "1000")
-    raw = system.start_sample("raw_gates")
-    growing = system.start_sample("growing")
+def samples(system: XivMcpSystem) -> Iterator[Samples]:
+    myplugin = system.start_plugin("plugins_sample.myplugin", "--seconds-per-kill", "1000")
+    raw = system.start_plugin("plugins_sample.raw_gates")
+    growing = system.start_plugin("plugins_sample.growing")
     myplugin.wait_line("MyPlugin: registered myplugin_restock (undecided)")
     raw.wait_line("RawPlugin: registered 3 tools")
     growing.wait_line("GrowingPlugin: registered growing_look (undecided)")
@@ -125,7 +136,7 @@ async def test_a3_ask_then_approve_decline_or_let_the_window_time_out(samples: S
 
         call = start_call(tg, player, "myplugin_follow")
         approval = await player.approval("myplugin_follow")
-        assert approval["plugin"] == "MyPlugin" and approval["capability"] == "move_character"
+        assert approval["plugin"] == "MyPlugin" and approval["capabilities"] == ["move_character"]
         assert approval["summary"] == "MyPlugin wants to run myplugin_follow (Move the character)"
         assert approval["secondsLeft"] == 120
         await player.answer(approval["approvalId"], "approve_once")
@@ -192,7 +203,8 @@ async def restock(d: Desk, tg: Any, answer: str) -> tuple[dict[str, Any], dict[s
     call = start_call(tg, player, "myplugin_restock", {"count": 10})
     before = await player.approval("myplugin_restock")
     # the window before the call shows everything the tool does; the question during it, the price
-    assert before["capability"] == "move_character,game_ui,spend_gil"
+    assert before["capabilities"] == ["move_character", "game_ui", "spend_gil"]
+    assert before["kind"] == "before_call"
     await player.answer(before["approvalId"], "approve_once")
     during = await player.approval("myplugin_restock")  # asked again, now with the price
     assert during["approvalId"] != before["approvalId"]
@@ -205,7 +217,7 @@ async def test_g9_restock_asks_mid_call_with_the_price_and_buys_when_approved(sa
         gil = (await d.status())["gil"]
         during, outcome = await restock(d, tg, "approve_once")
         assert during["summary"] == "Buy 10 Hi-Potion for 3,200 gil"
-        assert during["capability"] == "spend_gil"
+        assert during["capabilities"] == ["spend_gil"] and during["kind"] == "during_call"
         assert outcome["result"] == {"bought": 10, "item": "Hi-Potion", "gil": 3200, "gilLeft": gil - 3200}
 
 
@@ -233,9 +245,9 @@ async def test_g9_a_capability_the_tool_did_not_declare_is_denied_and_flagged_in
             assert (await ok(plugin.pi, "RequestApproval", call_id, request))["state"] == "denied"
             await ok(plugin.pi, "CompleteCall", call_id, '{"opened": true}')
             await call.outcome()
-    flagged = [e for e in system.audit() if e.get("plugin") == "Sneaky" and e.get("flagged")]
-    assert [(e["kind"], e["tool"], e["details"]["capability"], e["details"]["state"]) for e in flagged] == [
-        ("approval", "sneaky_open_map", "spend_gil", "denied")
+    flagged = [e for e in read_audit(system.data_dir) if e.get("plugin") == "Sneaky" and e.get("flagged")]
+    assert [(e["kind"], e["tool"], e["details"]["capabilities"], e["details"]["state"]) for e in flagged] == [
+        ("approval", "sneaky_open_map", ["spend_gil"], "denied")
     ]
 
 
@@ -395,7 +407,7 @@ async def test_g8_j3_the_caller_giving_up_on_a_direct_call_sends_cancel_to_the_p
         tg.cancel_scope.cancel()
     assert await samples.raw.expect("RawPlugin: cancelled") == f"RawPlugin: cancelled ({call_id})"
     assert await samples.raw.expect("RawPlugin: finished") == f"RawPlugin: finished {call_id}: accepted"
-    calls = [e for e in system.audit() if e["kind"] == "call" and e["details"].get("callId") == call_id]
+    calls = [e for e in read_audit(system.data_dir) if e["kind"] == "call" and e["details"].get("callId") == call_id]
     assert [(c["tool"], c["details"]["ok"], c["details"]["error"]) for c in calls] == [
         ("rawplugin_slow", False, "Cancelled.")
     ]
@@ -423,7 +435,7 @@ async def test_g8_a_plugin_that_ignores_cancel_is_waited_for_two_minutes_then_no
         assert error.startswith(f"There is no pending call '{second}'") and "two minutes after a Cancel" in error
     outcomes = {
         e["details"]["callId"]: e["details"].get("error", "ok")
-        for e in system.audit()
+        for e in read_audit(system.data_dir)
         if e["plugin"] == "Stubborn"
         if e["kind"] == "call"
     }

@@ -8,16 +8,17 @@ back. Every process is killed by pid (SIGKILL) in teardown.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterator
 
 import anyio
+import anyio.to_thread
 import pytest
 import pytest_asyncio
-from xiv_mcp_support import ROOT, START, PluginProc, StartPlugin, XivSystem
 
 import broker
+from gates.testing import Process
+
+from .xiv_mcp_support import ROOT, START, StartPlugin, XivSystem
 
 INTERNAL_NAMES = {
     "myplugin": "MyPlugin",
@@ -29,25 +30,21 @@ INTERNAL_NAMES = {
 
 @pytest.fixture(scope="session")
 def xiv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivSystem]:
-    system = XivSystem(tmp_path_factory.mktemp("xivmcp-data"))
-    try:
-        system.start("--auto-enable", "--test-clock")
+    flags = ("--auto-enable", "--test-clock", "--http", "127.0.0.1:0")
+    with XivSystem(tmp_path_factory.mktemp("xivmcp"), *flags, cwd=ROOT) as system:
+        system.start()
         yield system
-    finally:
-        system.stop()
 
 
 @pytest_asyncio.fixture
 async def start_plugin(xiv: XivSystem) -> AsyncIterator[StartPlugin]:
     """`await start_plugin("myplugin", *args)` runs `python -m plugins_sample.myplugin --bus …`;
-    `await start_plugin(path)` a script of this directory. Killed by pid in teardown."""
-    started: list[tuple[str, PluginProc]] = []
+    `await start_plugin(path)` a script of this directory. Stopped by pid in teardown."""
+    started: list[tuple[str, Process]] = []
 
-    async def start(name: str, *args: str) -> PluginProc:
-        target = ["-m", f"plugins_sample.{name}"] if not name.endswith(".py") else [str(ROOT / "tests" / "mcp" / name)]
-        argv = [sys.executable, *target, "--bus", xiv.bus, *args]
-        process = await anyio.open_process(argv, cwd=ROOT, stdin=subprocess.DEVNULL)
-        plugin = PluginProc(process, argv)
+    async def start(name: str, *args: str) -> Process:
+        target = str(ROOT / "tests" / "mcp" / name) if name.endswith(".py") else f"plugins_sample.{name}"
+        plugin = xiv.start_plugin(target, *args)
         started.append((INTERNAL_NAMES[name], plugin))
         return plugin
 
@@ -55,7 +52,7 @@ async def start_plugin(xiv: XivSystem) -> AsyncIterator[StartPlugin]:
         yield start
     finally:
         for _, plugin in started:
-            await plugin.aclose()
+            await anyio.to_thread.run_sync(plugin.stop)
         if started:
             # The next test's plugin has the same InternalName: the bus (and so the host, which
             # hears of peers through it, in order) must be done with this one first.

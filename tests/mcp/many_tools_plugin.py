@@ -10,7 +10,7 @@ import asyncio
 
 import anyio
 
-from gates.client import ToolDefinition, XivMcpClient
+from gates.plugin import ToolDefinition, XivMcpClient
 
 
 def main() -> None:

@@ -13,7 +13,8 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from xiv_mcp_support import (
+
+from .xiv_mcp_support import (
     AUDIT_URI,
     MODERN,
     MYPLUGIN_TOOLS,
@@ -59,15 +60,15 @@ async def test_no_list_changed_when_the_offered_tools_stay_the_same(
         await start_plugin("myplugin")
         await s.wait_offered(*MYPLUGIN_TOOLS)
         async with s.events.expect(AUDIT_URI):  # a barrier: the registration's last list_changed came before
-            await xiv.cli("mode", "MyPlugin", "chat_send", "default")
+            await xiv.run_cli("mode", "MyPlugin", "chat_send", "default")
         seen = s.events.counts.get(TOOLS, 0)
         try:
             # No tool of MyPlugin sends chat: the host changes (on_change fires), the tools do not.
             # The audit line the setting writes is the barrier: a list_changed would come before it.
             async with s.events.expect(AUDIT_URI):
-                await xiv.cli("mode", "MyPlugin", "chat_send", "deny")
+                await xiv.run_cli("mode", "MyPlugin", "chat_send", "deny")
         finally:
-            await xiv.cli("mode", "MyPlugin", "chat_send", "default")
+            await xiv.run_cli("mode", "MyPlugin", "chat_send", "default")
         assert s.events.counts.get(TOOLS, 0) == seen
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import signal
 import socket
 import stat
 import subprocess
@@ -15,7 +15,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from xiv_mcp_support import ROOT, Proc, XivSystem, free_port
+
+from gates.testing import Process, XivMcpSystem, xivmcp_argv
+
+from .xiv_mcp_support import ROOT, XivSystem, free_port
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -113,17 +116,12 @@ def test_host_refuses_a_remote_address_unless_asked(tmp_path: Path) -> None:
 
 def test_host_says_when_its_http_address_is_taken(tmp_path: Path) -> None:
     # SPEC: A1
-    bus = f"tcp://127.0.0.1:{free_port()}"
-    broker = Proc(sys.executable, "-m", "xivmcp", "broker", "--bus", bus)
-    try:
-        broker.expect("xivmcp broker: listening")
-        with socket.socket() as taken:
-            taken.bind(("127.0.0.1", 0))
-            taken.listen(1)
-            port = taken.getsockname()[1]
-            done = xivmcp("host", "--bus", bus, "--data-dir", str(tmp_path), "--http", f"127.0.0.1:{port}")
-    finally:
-        broker.kill()
+    with XivMcpSystem(tmp_path) as system, socket.socket() as taken:
+        system.start_broker()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = xivmcp("host", *system.common, "--http", f"127.0.0.1:{port}")
     assert done.returncode == 2
     assert f"The MCP endpoint's address 127.0.0.1:{port} is in use" in done.stderr
 
@@ -180,43 +178,31 @@ def test_connect_says_which_apps_are_already_set_up(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def up(tmp_path: Path) -> Iterator[tuple[Proc, str, Path]]:
+def up(tmp_path: Path) -> Iterator[tuple[Process, str, Path]]:
     """`xivmcp up` on free ports; stopped with SIGTERM by pid (it stops its children), then SIGKILL."""
     port = free_port()
     bus = f"tcp://127.0.0.1:{free_port()}"
     http = f"127.0.0.1:{port}"
     argv = ["up", "--bus", bus, "--data-dir", str(tmp_path), "--http", http, "--no-auth-for-conformance-tests"]
-    proc = Proc(sys.executable, "-m", "xivmcp", *argv)
+    proc = Process(xivmcp_argv(*argv), cwd=ROOT, new_session=True)  # its broker and host share its session
     try:
         yield proc, f"http://127.0.0.1:{port}/mcp", tmp_path
     finally:
-        if proc.popen.poll() is None:
-            os.kill(proc.popen.pid, signal.SIGTERM)
-            try:
-                proc.popen.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
+        with contextlib.suppress(AssertionError):
+            proc.terminate(10)
         proc.kill()
 
 
 @pytest.mark.asyncio
-async def test_up_passes_http_through_and_conformance_mode_serves_without_token(up: tuple[Proc, str, Path]) -> None:
+async def test_up_passes_http_through_and_conformance_mode_serves_without_token(
+    up: tuple[Process, str, Path],
+) -> None:
     proc, url, data_dir = up
-    line = proc.expect("xivmcp host: MCP endpoint")  # the host's lines come on `up`'s stdout
-    proc.expect("xivmcp host: ready")
+    line = proc.wait_line("xivmcp host: MCP endpoint")  # the host's lines come on `up`'s stdout
+    proc.wait_line("xivmcp host: ready")
     async with httpx2.AsyncClient(timeout=10) as http:
         response = await http.post(url, json=INITIALIZE, headers=ACCEPT)
     assert url in line and "WITHOUT the bearer token (tests only)" in line
     assert response.status_code == 200
     assert response.json()["result"]["serverInfo"]["name"] == "XivMcp"
     assert (data_dir / "token").exists()
-
-
-def test_plugins_importing_gates_do_not_load_the_mcp_front() -> None:
-    """The MCP front (mcp, starlette, uvicorn) loads only in a host that serves it."""
-    code = (
-        "import sys, gates, gates.client\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'starlette', 'uvicorn'}))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True)
-    assert done.stdout == "[]\n"

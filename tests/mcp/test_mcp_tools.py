@@ -12,7 +12,8 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
-from xiv_mcp_support import MODERN, MYPLUGIN_TOOLS, RAWPLUGIN_TOOLS, WAIT, StartPlugin, XivSystem, connect
+
+from .xiv_mcp_support import MODERN, MYPLUGIN_TOOLS, RAWPLUGIN_TOOLS, WAIT, StartPlugin, XivSystem, connect
 
 pytestmark = pytest.mark.asyncio
 ERAS = pytest.mark.parametrize("era", ["legacy", MODERN], ids=["2025-11-25", "2026-07-28"])
@@ -144,12 +145,12 @@ async def test_denied_call_is_an_error_result_with_the_message(
         await s.watch()
         await start_plugin("myplugin")
         await s.wait_offered(*MYPLUGIN_TOOLS)
-        await xiv.cli("mode", "MyPlugin", "myplugin_follow", "deny")
+        await xiv.run_cli("mode", "MyPlugin", "myplugin_follow", "deny")
         try:
             await s.wait_offered("myplugin_follow", offered=False)  # a denied tool is not offered
             result = await s.client.call_tool("myplugin_follow", {})
         finally:
-            await xiv.cli("mode", "MyPlugin", "myplugin_follow", "default")
+            await xiv.run_cli("mode", "MyPlugin", "myplugin_follow", "default")
     assert result.is_error
     assert text_of(result) == (
         "myplugin_follow is set to Deny for MyPlugin in /xivmcp, so it can't run. The player can change it there."
@@ -165,7 +166,7 @@ async def test_ask_call_runs_once_the_player_approves_from_the_shell(
         await s.watch()
         await start_plugin("myplugin")
         await s.wait_offered(*MYPLUGIN_TOOLS)
-        await xiv.cli("mode", "MyPlugin", "myplugin_stop", "ask")
+        await xiv.run_cli("mode", "MyPlugin", "myplugin_stop", "ask")
         try:
             outcome: dict[str, Any] = {}
 
@@ -174,12 +175,12 @@ async def test_ask_call_runs_once_the_player_approves_from_the_shell(
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(call)
-                listed = await xiv.cli("approvals", "--json", "--wait", str(WAIT))
+                listed = await xiv.run_cli("approvals", "--json", "--wait", str(WAIT))
                 approvals = json.loads(listed.stdout)["approvals"]
                 assert [(a["plugin"], a["tool"]) for a in approvals] == [("MyPlugin", "myplugin_stop")]
-                await xiv.cli("approve", approvals[0]["approvalId"])
+                await xiv.run_cli("approve", approvals[0]["approvalId"])
         finally:
-            await xiv.cli("mode", "MyPlugin", "myplugin_stop", "default")
+            await xiv.run_cli("mode", "MyPlugin", "myplugin_stop", "default")
     result = outcome["result"]
     assert not result.is_error and result.structured_content == {"stopped": False}
 

@@ -1,7 +1,8 @@
 """Support for the MCP endpoint's tests: a real system in subprocesses, and official `mcp` clients.
 
-`XivSystem` is `xivmcp broker` and `xivmcp host --auto-enable --test-clock --http 127.0.0.1:0`
-as subprocesses; plugins are started per test (`start_plugin`) and killed by pid afterwards.
+`XivSystem` is the shipped harness (`gates.testing.XivMcpSystem`): `xivmcp broker` and `xivmcp host
+--auto-enable --test-clock --http 127.0.0.1:0` as subprocesses; plugins are started per test
+(`start_plugin`) and stopped by pid afterwards.
 `connect(system, era)` opens an `mcp.Client` of one protocol era: "legacy" negotiates 2025-11-25
 with the initialize handshake, "auto" probes server/discover and adopts 2026-07-28.
 
@@ -14,15 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import select
-import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +25,12 @@ import anyio
 import anyio.abc
 import httpx2
 import mcp_types as types
-from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated, ToolsListChanged
+
+from gates import testing
+from gates.testing import Process, XivMcpSystem
 
 ROOT = Path(__file__).resolve().parents[2]
 START = 20.0
@@ -56,130 +53,29 @@ MODERN = "auto"
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    return testing.free_port()
 
 
-class Proc:
-    """A subprocess whose stdout is read line by line with a deadline (for sync fixtures)."""
-
-    def __init__(self, *argv: str) -> None:
-        self.argv = list(argv)
-        self.popen = subprocess.Popen(self.argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
-        self._buffer = b""
-        self.lines: list[str] = []
-
-    def expect(self, prefix: str, within: float = START) -> str:
-        assert self.popen.stdout is not None
-        deadline = time.monotonic() + within
-        fd = self.popen.stdout.fileno()
-        while True:
-            while b"\n" in self._buffer:
-                raw, self._buffer = self._buffer.split(b"\n", 1)
-                line = raw.decode(errors="replace")
-                self.lines.append(line)
-                if line.startswith(prefix):
-                    return line
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-                raise AssertionError(f"{self.argv} printed no line starting {prefix!r}; it printed {self.lines}")
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise AssertionError(f"{self.argv} ended (exit {self.popen.wait()}) before printing {prefix!r}")
-            self._buffer += chunk
-
-    def kill(self) -> None:
-        """kill -9 by pid, and reap."""
-        if self.popen.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.popen.pid, signal.SIGKILL)
-        self.popen.wait(10)
-        if self.popen.stdout is not None:
-            self.popen.stdout.close()
-
-
-@dataclass
-class XivSystem:
-    """Broker and host in subprocesses, with the MCP endpoint's URL and token."""
-
-    data_dir: Path
-    bus: str = field(default_factory=lambda: f"tcp://127.0.0.1:{free_port()}")
-    url: str = ""
-    token: str = ""
-    procs: list[Proc] = field(default_factory=list)
-
-    def start(self, *host_args: str) -> None:
-        broker = Proc(sys.executable, "-m", "xivmcp", "broker", "--bus", self.bus)
-        self.procs.append(broker)
-        broker.expect("xivmcp broker: listening")
-        host = Proc(sys.executable, "-m", "xivmcp", "host", *self.common, "--http", "127.0.0.1:0", *host_args)
-        self.procs.append(host)
-        self.url = host.expect("xivmcp host: MCP endpoint ").split()[4].rstrip(";")
-        host.expect("xivmcp host: ready")
-        self.token = (self.data_dir / "token").read_text().strip()
+class XivSystem(XivMcpSystem):
+    """Broker and host (`--http 127.0.0.1:0`) in subprocesses, with the MCP endpoint's URL and token."""
 
     @property
-    def common(self) -> list[str]:
-        return ["--bus", self.bus, "--data-dir", str(self.data_dir)]
+    def bus(self) -> str:
+        return self.endpoint
 
     @property
-    def host(self) -> Proc:
-        return self.procs[1]
+    def url(self) -> str:
+        return self.mcp_url
 
-    def stop(self) -> None:
-        for proc in reversed(self.procs):
-            proc.kill()
-
-    async def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        """`xivmcp ARGS --bus … --data-dir …`, as the player types it."""
-        done = await anyio.run_process(
-            [sys.executable, "-m", "xivmcp", *args, *self.common], cwd=ROOT, check=False, stderr=subprocess.PIPE
-        )
+    async def run_cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+        """`xivmcp ARGS --bus … --data-dir …`, as the player types it, run to its end."""
+        done = await anyio.run_process(self.cli(*args), cwd=ROOT, check=False, stderr=subprocess.PIPE)
         if check and done.returncode != 0:
             raise AssertionError(f"xivmcp {' '.join(args)} failed ({done.returncode}): {done.stderr.decode()}")
         return done
 
 
-class PluginProc:
-    """A plugin subprocess; `kill()` is kill -9 by pid."""
-
-    def __init__(self, process: anyio.abc.Process, argv: list[str]) -> None:
-        self.process = process
-        self.argv = argv
-        assert process.stdout is not None
-        self._out = BufferedByteReceiveStream(process.stdout)
-
-    async def expect(self, prefix: str, within: float = START) -> str:
-        with anyio.fail_after(within):
-            while True:
-                line = (await self._out.receive_until(b"\n", 1 << 20)).decode()
-                if line.startswith(prefix):
-                    return line
-
-    def kill(self) -> None:
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.process.pid, signal.SIGKILL)
-
-    async def aclose(self) -> None:
-        """Stop it by pid: SIGINT first, so it leaves the bus at once (a killed peer is noticed only
-        after the broker's two-second timeout, and the next test's plugin has the same name), then
-        SIGKILL if it has not ended within a few seconds."""
-        with anyio.CancelScope(shield=True):
-            if self.process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.process.pid, signal.SIGINT)
-                with anyio.move_on_after(5):
-                    await self.process.wait()
-            self.kill()
-            with anyio.fail_after(10):
-                await self.process.wait()
-            await self.process.aclose()
-
-
-StartPlugin = Callable[..., Awaitable[PluginProc]]
+StartPlugin = Callable[..., Awaitable[Process]]
 
 
 class Events:

@@ -1,0 +1,239 @@
+"""Every JSON document of the contract as a msgspec ``Struct``, with the wire's field names.
+
+Python names are snake_case, the wire's camelCase (``inputSchema``, ``awaitingConsent``,
+``approvalId``, ...). New fields get defaults; a field never changes type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ._catalog import CAPABILITIES
+from ._codes import ApprovalState, DependencyState, Mode, PluginState, Risk
+
+__all__ = [
+    "ApprovalReply",
+    "ApprovalRequest",
+    "CallAccepted",
+    "CapabilitiesReply",
+    "CapabilityInfo",
+    "CapabilityMode",
+    "CheckPermissionReply",
+    "DeclaredTool",
+    "DependenciesReply",
+    "DependencyDeclaration",
+    "DependencyEntry",
+    "ErrorReply",
+    "InstallEntry",
+    "InvokeError",
+    "InvokePending",
+    "InvokeReply",
+    "InvokeResult",
+    "Job",
+    "JobInfo",
+    "JobReply",
+    "JobStep",
+    "JobsReply",
+    "RegisterReply",
+    "StatusReply",
+    "ToolDefinition",
+    "ToolMode",
+    "UnregisterAllReply",
+    "UnregisterReply",
+    "Wire",
+    "list_capabilities",
+]
+
+
+class Wire(msgspec.Struct, rename="camel"):
+    """Base of the wire documents: snake_case in Python, camelCase on the wire."""
+
+
+class ToolDefinition(msgspec.Struct, rename="camel", frozen=True, kw_only=True, omit_defaults=True):
+    """``RegisterTool``'s definitionJson. ``inputSchema`` may be left out by a tool without arguments."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any] | None = None
+    read_only: bool = False
+    destructive: bool = False
+    capabilities: list[str] = []
+
+
+class CapabilityInfo(Wire, kw_only=True):
+    id: str
+    risk: Risk
+    title: str
+    description: str
+    default: Mode
+
+
+class CapabilitiesReply(Wire, kw_only=True):
+    capabilities: list[CapabilityInfo]
+
+
+class CapabilityMode(Wire, kw_only=True):
+    id: str
+    mode: Mode
+
+
+class RegisterReply(Wire, kw_only=True):
+    name: str
+    enabled: bool
+    awaiting_consent: bool
+    state: PluginState
+    capabilities: list[CapabilityMode]
+
+
+class UnregisterReply(Wire, kw_only=True):
+    removed: bool
+
+
+class UnregisterAllReply(Wire, kw_only=True):
+    removed: int
+
+
+class ToolMode(Wire, kw_only=True):
+    """A tool as a whole in ``GetStatus``: its mode, and whether the player set it on its own."""
+
+    name: str
+    mode: Mode
+    own: bool
+
+
+class InstallEntry(Wire, kw_only=True, omit_defaults=True):
+    """A plugin to install, enable or update; ``without`` says what XIV MCP does without it."""
+
+    plugin: str
+    name: str
+    repo: str
+    needed: bool
+    installed: bool
+    outdated: bool
+    reason: str
+    without: str | None = None
+
+
+class DependencyEntry(Wire, kw_only=True):
+    tool: str
+    plugin: str | None
+    state: DependencyState
+    message: str
+    install: list[InstallEntry]
+
+
+class DeclaredTool(Wire, kw_only=True, omit_defaults=True):
+    """One tool of a ``DeclareDependencies`` document: a built-in alone, another plugin's with all four fields."""
+
+    tool: str
+    plugin: str | None = None
+    name: str | None = None
+    repo: str | None = None
+    min_version: str | None = None
+
+
+class DependencyDeclaration(Wire, kw_only=True):
+    tools: list[DeclaredTool]
+
+
+class DependenciesReply(Wire, kw_only=True):
+    dependencies: list[DependencyEntry]
+
+
+class StatusReply(Wire, kw_only=True):
+    state: PluginState
+    can_run: bool
+    suspend_reason: str | None
+    tools: list[ToolMode]
+    capabilities: list[CapabilityMode]
+    dependencies: list[DependencyEntry]
+
+
+class CheckPermissionReply(Wire, kw_only=True):
+    capability: str
+    mode: Mode
+    enabled: bool
+    suspended: bool
+    state: PluginState
+
+
+class ApprovalRequest(Wire, kw_only=True):
+    """``RequestApproval``'s requestJson: ``{"capability": "spend_gil", "summary": "Repair for 3,200 gil"}``."""
+
+    capability: str
+    summary: str
+
+
+class ApprovalReply(Wire, kw_only=True):
+    approval_id: str
+    state: ApprovalState
+
+
+class CallAccepted(Wire, kw_only=True):
+    """``CompleteCall`` / ``FailCall``: whether this ended the call (false if it had already ended)."""
+
+    accepted: bool
+
+
+class InvokeResult(Wire, kw_only=True):
+    result: Any = None
+
+
+class InvokeError(Wire, kw_only=True):
+    error: str
+
+
+class InvokePending(Wire, kw_only=True):
+    pending: bool = True
+
+
+InvokeReply = InvokeResult | InvokeError | InvokePending
+
+
+class JobStep(Wire, kw_only=True, omit_defaults=True):
+    id: str = ""
+    tool: str
+    args: dict[str, Any] = {}
+    note: str | None = None
+
+
+class Job(Wire, kw_only=True):
+    """``StartJob``'s jobJson."""
+
+    name: str
+    steps: list[JobStep]
+
+
+class JobInfo(Wire, kw_only=True):
+    """A job as the host reports it (the job runtime adds fields, always with defaults)."""
+
+    id: str
+    name: str
+    state: str
+    owner: str | None = None
+    steps: list[JobStep] = []
+
+
+class JobReply(Wire, kw_only=True):
+    job: JobInfo
+
+
+class JobsReply(Wire, kw_only=True):
+    jobs: list[JobInfo]
+
+
+class ErrorReply(Wire, kw_only=True):
+    ok: bool = False
+    error: str
+
+
+def list_capabilities() -> CapabilitiesReply:
+    """``ListCapabilities``'s document: the whole catalog with each entry's default mode."""
+    return CapabilitiesReply(
+        capabilities=[
+            CapabilityInfo(id=c.id, risk=c.risk, title=c.title, description=c.description, default=c.default)
+            for c in CAPABILITIES
+        ]
+    )

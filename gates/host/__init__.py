@@ -1,0 +1,58 @@
+"""The XIV MCP host: every `XivMcp.*` gate, the player's decisions, approvals, calls and the audit log.
+
+It talks to other processes only through `broker`'s API (it never imports zmq) and knows nothing
+of MCP (`gates.mcp` is the front above it). Run it with `host_running(HostConfig(...))`, or with
+its MCP endpoint through `gates.runner.run_host`.
+
+Its rooms: the composition root (`_host`), the services it wires (`_plugin_requests` behind the
+plugins' gates, `_player_actions` behind the player's, `_call_path` for the assistant's calls,
+`_calls` for plugins' Invoke), the state they share (`_registry`, `_policy` and `_records`,
+`_approvals`, `_dependencies`, `_store`, `_audit`), the core tools, and the bus side
+(`_gate_handlers`, `_desk` for the player, `_running` for the life cycle).
+"""
+
+from ._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind
+from ._audit import AUDIT_FILENAME, AuditEntry, AuditKind
+from ._calls import CANCEL_GRACE, PICKUP_LIMIT, CallOutcome
+from ._clock import Clock, ManualClock, SystemClock
+from ._config import HostConfig
+from ._desk import read_player_key
+from ._errors import ApprovalError, DependencyError, SettingError, StoreError
+from ._host import Host
+from ._offer import OfferedTool
+from ._player_protocol import PLAYER_GATE, PLAYER_KEY_FILE
+from ._report import Awaits, PluginCard, PluginsReport, ToolCard
+from ._running import host_running
+from ._secrets import read_secret, secret
+
+__all__ = [
+    "APPROVAL_TIMEOUT",
+    "AUDIT_FILENAME",
+    "CANCEL_GRACE",
+    "PICKUP_LIMIT",
+    "PLAYER_GATE",
+    "PLAYER_KEY_FILE",
+    "Approval",
+    "ApprovalError",
+    "ApprovalKind",
+    "AuditEntry",
+    "AuditKind",
+    "Awaits",
+    "CallOutcome",
+    "Clock",
+    "DependencyError",
+    "Host",
+    "HostConfig",
+    "ManualClock",
+    "OfferedTool",
+    "PluginCard",
+    "PluginsReport",
+    "SettingError",
+    "StoreError",
+    "SystemClock",
+    "ToolCard",
+    "host_running",
+    "read_player_key",
+    "read_secret",
+    "secret",
+]

@@ -1,0 +1,99 @@
+"""A call as the assistant makes it: decide (allow / ask / deny), then run the tool (A3, A5).
+
+call_tool ─► XIV MCP's own tool? ─► CoreTools (core trust, always allowed)
+          └► the player's settings: deny ─► the refusal, for the assistant
+                                    ask  ─► an approval window, then allow or deny
+                                    allow ─► the plugin's Invoke (PluginCalls) ─► audit
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from gates.contract import HOST_NAME, ApprovalState, ToolDefinition, encode_json, find_capability, quote
+
+from ._approvals import ApprovalKind
+from ._audit import AuditKind
+from ._calls import CallOutcome, PluginCalls
+from ._core_tools import CoreTools
+from ._decision import Allow, Ask, Deny
+from ._state import HostState
+
+__all__ = ["CallPath"]
+
+
+class CallPath:
+    """Runs a tool by name for the assistant (MCP, `call_tool`, `xivmcp call`); errors are written for it."""
+
+    def __init__(
+        self,
+        state: HostState,
+        *,
+        calls: PluginCalls,
+        core: CoreTools,
+    ) -> None:
+        self._registry = state.registry
+        self._policies = state.policies
+        self._approvals = state.approvals
+        self._audit = state.audit
+        self._calls = calls
+        self._core = core
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, *, on_progress: Callable[[str], None] | None = None
+    ) -> CallOutcome:
+        """Decide (allow / ask / deny) and run a tool; errors are written for the assistant."""
+        registered = self._registry.get(name)
+        if registered is None:
+            return CallOutcome(
+                error=f"There is no tool named {quote(name)}. List the tools (tools/list) and try again."
+            )
+        if registered.owner == HOST_NAME:  # XIV MCP's own tools: core trust, always allowed (A5)
+            return await self._core.call(name, arguments or {}, on_progress)
+        owner, definition = registered.owner, registered.definition
+        args_json = encode_json(arguments or {})
+        decision = self._policies.decide(owner, definition)
+        if isinstance(decision, Ask):
+            decision = await self._ask_player(owner, definition, decision)
+        if isinstance(decision, Deny):
+            self._audit.record(
+                AuditKind.DECISION,
+                owner,
+                name,
+                flagged=decision.flagged,
+                details={"decision": "deny", "reason": decision.reason, "message": decision.message},
+            )
+            return CallOutcome(error=decision.message)
+        return await self._calls.invoke(owner, name, args_json, on_progress=on_progress)
+
+    async def _ask_player(self, owner: str, definition: ToolDefinition, ask: Ask) -> Allow | Deny:
+        titles = [c.title for c in map(find_capability, ask.capabilities) if c is not None]
+        summary = f"{owner} wants to run {definition.name}" + (f" ({', '.join(titles)})" if titles else "")
+        approval = self._approvals.request(
+            ApprovalKind.BEFORE_CALL, None, owner, definition.name, ask.capabilities, summary, ask
+        )
+        try:
+            decided = await self._approvals.wait_decided(approval.id)
+        except anyio.get_cancelled_exc_class():
+            # The caller gave up: close the window rather than leave the player a question that
+            # no longer runs anything.
+            self._approvals.withdraw(approval.id)
+            raise
+        if decided.state is ApprovalState.APPROVED:
+            return Allow("approved")
+        how = "did not answer within two minutes" if decided.reason == "expired" else "declined it"
+        return Deny(
+            f"The player was asked to approve {definition.name} ({approval.id}) and {how}; nothing was run. "
+            "Ask the player, or have them set it to Allow in /xivmcp.",
+            reason="declined",
+        )
+
+    def call_finished(self, call_id: str, owner: str, tool: str, outcome: CallOutcome) -> None:
+        """`PluginCalls` reports each call it ends: one audit line per call."""
+        details: dict[str, Any] = {"callId": call_id, "ok": outcome.ok}
+        if outcome.error is not None:
+            details["error"] = outcome.error[:500]
+        self._audit.record(AuditKind.CALL, owner, tool, details=details)

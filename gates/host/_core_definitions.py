@@ -1,0 +1,112 @@
+"""The definitions of XIV MCP's own tools (core trust, A5), with the output schemas of those that return lists.
+
+    echo, get_plugin_status, run_self_test     what the host can do before there is a game (A12)
+    list_toolsets, search_tools, call_tool     reach hundreds of tools without listing them all (P2)
+
+Lists come back as {total, showing, items}, paged with `limit` and `offset` (P5).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from gates.contract import ToolDefinition
+
+__all__ = ["CORE_DEFINITIONS", "CORE_TOOLSET", "OUTPUT_SCHEMAS", "PAGE_DEFAULT", "PAGE_MAX", "SELF_TEST_SECONDS"]
+
+CORE_TOOLSET: Final = "core"
+PAGE_DEFAULT: Final = 20
+PAGE_MAX: Final = 100
+SELF_TEST_SECONDS: Final = 10.0
+
+
+def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+_INT: Final = {"type": "integer"}
+_STR: Final = {"type": "string"}
+_PAGE: Final = {
+    "limit": {"type": "integer", "minimum": 1, "maximum": PAGE_MAX, "description": "How many. Default 20, max 100."},
+    "offset": {"type": "integer", "minimum": 0, "description": "How many to skip (paging). Default 0."},
+}
+
+
+def _listing(item: dict[str, Any]) -> dict[str, Any]:
+    properties = {"total": _INT, "showing": _INT, "offset": _INT, "items": {"type": "array", "items": item}}
+    return _obj(properties, ("total", "showing", "items"))
+
+
+CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
+    ToolDefinition(
+        name="echo",
+        description="Returns its 'text' argument unchanged. Use it to check that XIV MCP answers.",
+        input_schema=_obj({"text": {"type": "string", "description": "What to send back."}}, ("text",)),
+        read_only=True,
+    ),
+    ToolDefinition(
+        name="list_toolsets",
+        description="The groups of tools XIV MCP offers now: 'core' (XIV MCP's own) and one per third-party "
+        "plugin, named after it, with how many tools each has. Find tools in a toolset with search_tools.",
+        read_only=True,
+    ),
+    ToolDefinition(
+        name="search_tools",
+        description="Finds tools that may run now by words in their name or description (case-insensitive; "
+        "every word must match). Returns {total, showing, items} with each tool's inputSchema; run one with "
+        "call_tool, or call it directly.",
+        input_schema=_obj(
+            {
+                "query": {"type": "string", "description": "Words to look for. Empty matches every tool."},
+                "toolset": {"type": "string", "description": "Only this toolset, as list_toolsets names it."},
+                **_PAGE,
+            }
+        ),
+        read_only=True,
+    ),
+    ToolDefinition(
+        name="call_tool",
+        description="Runs any tool by name, as found with search_tools, through the player's permissions "
+        "(some tools ask the player first). Returns what the tool returns.",
+        input_schema=_obj(
+            {
+                "name": {"type": "string", "description": "The tool's name, as search_tools returns it."},
+                "arguments": {"type": "object", "description": "The tool's arguments, per its inputSchema."},
+            },
+            ("name",),
+        ),
+        destructive=True,
+    ),
+    ToolDefinition(
+        name="get_plugin_status",
+        description="Third-party plugins as the player sees them in /xivmcp: state (enabled, suspended, ...), "
+        "whether connected, each tool's mode and capability modes, and what a plugin waits for.",
+        input_schema=_obj({"plugin": {"type": "string", "description": "One plugin's InternalName. Default: all."}}),
+        read_only=True,
+    ),
+    ToolDefinition(
+        name="run_self_test",
+        description="Checks every enabled plugin: that it provides its Invoke gate, and that one of its "
+        "read-only tools answers. Returns a report with one check per plugin.",
+        read_only=True,
+    ),
+)
+
+OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "list_toolsets": _listing(_obj({"name": _STR, "description": _STR, "tools": _INT}, ("name", "tools"))),
+    "search_tools": _listing(
+        _obj({"name": _STR, "toolset": _STR, "description": _STR, "inputSchema": {"type": "object"}}, ("name",))
+    ),
+    "get_plugin_status": _obj({"plugins": {"type": "array", "items": {"type": "object"}}}, ("plugins",)),
+    "run_self_test": _obj(
+        {
+            "ok": {"type": "boolean"},
+            "checks": {"type": "array", "items": {"type": "object"}},
+            "skipped": {"type": "array", "items": {"type": "object"}},
+        },
+        ("ok", "checks"),
+    ),
+}

@@ -1,0 +1,126 @@
+"""The XIV MCP host: the composition root that wires the host's services together, one per process.
+
+    plugins ─► _gate_handlers ─► PluginRequests ─┐
+    player  ─► PlayerDesk ─────► PlayerActions ──┼─► registry, policies, approvals, dependencies,
+    assistant (MCP, `call`) ───► CallPath ───────┘   calls (PluginCalls), audit log, store
+
+`Host` holds no logic of its own: it builds each service with what it needs, and offers the few
+entry points the layers above use (`call_tool`, `on_change`, the services themselves). It does
+not know how gates are bound to the bus (`_gate_handlers.py`), how the player reaches it
+(`_desk.py`) nor how AI apps do (`gates.mcp`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio.abc
+
+from broker import PluginInterface
+
+from ._approvals import Approvals
+from ._audit import AuditLog
+from ._call_path import CallPath
+from ._calls import CallOutcome, PluginCalls
+from ._clock import Clock, ManualClock, SystemClock
+from ._config import HostConfig
+from ._core_definitions import CORE_DEFINITIONS
+from ._core_tools import CoreTools, ProgressFn
+from ._dependencies import DependencyBook
+from ._listeners import Listeners
+from ._offer import OfferedTools
+from ._player_actions import PlayerActions
+from ._plugin_requests import PluginRequests
+from ._policy import Policies
+from ._registrations import Registrations
+from ._registry import RegistryChange, ToolRegistry
+from ._report import PluginReports
+from ._state import HostState
+from ._store import PolicyDatabase
+
+__all__ = ["Host"]
+
+
+class Host:
+    """Everything the host keeps, wired together; `close()` stops running calls and closes the files."""
+
+    def __init__(self, config: HostConfig, pi: PluginInterface, task_group: anyio.abc.TaskGroup) -> None:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        self.config = config
+        self.pi = pi
+        self.clock: Clock = ManualClock() if config.test_clock else SystemClock()
+        self.audit = AuditLog.in_dir(config.data_dir)
+        self._db = PolicyDatabase.in_dir(config.data_dir)
+        self.policies = Policies(self._db)
+        self.registry = ToolRegistry(core=CORE_DEFINITIONS)
+        self.approvals = Approvals(self.clock, audit=self.audit)
+        self.dependencies = DependencyBook()
+        self.registrations = Registrations(self.registry, self.policies)
+        self.offered = OfferedTools(self.registry, self.policies)
+        self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
+        self._changes: Listeners[None] = Listeners("host change")
+        self.calls = PluginCalls(pi, task_group, self.clock, on_finished=self._call_finished)
+        self.core_tools = CoreTools(
+            pi=pi, registry=self.registry, offered=self.offered, reports=self.reports, call=self.call_tool
+        )
+        state = HostState(self.registry, self.policies, self.registrations, self.approvals, self.audit, self.changed)
+        self.call_path = CallPath(state, calls=self.calls, core=self.core_tools)
+        self.plugin_requests = PluginRequests(
+            state,
+            dependencies=self.dependencies,
+            calls=self.calls,
+            connected=lambda: pi.peers,
+            auto_enable=config.auto_enable,
+        )
+        self.player = PlayerActions(state, clock=self.clock, expire_due=self.expire_due)
+        self.registry.on_change(self._registry_changed)
+
+    def close(self) -> None:
+        self.calls.disposing()
+        self._db.close()
+        self.audit.close()
+
+    # --- what the layers above use -------------------------------------------------------
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, *, on_progress: ProgressFn | None = None
+    ) -> CallOutcome:
+        """Run a tool as the assistant would: through the player's settings (see `CallPath`)."""
+        return await self.call_path.call_tool(name, arguments, on_progress=on_progress)
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback()` whenever the set of tools that may run can have changed."""
+        return self._changes.add(lambda _: callback())
+
+    def changed(self) -> None:
+        self._changes.emit(None)
+
+    def expire_due(self) -> None:
+        """Enforce the deadlines that are due (approval windows, cancelled calls, P7)."""
+        self.approvals.expire_due()
+        self.calls.expire_due()
+
+    # --- plugins coming and going ----------------------------------------------------------
+
+    def plugin_left(self, name: str) -> None:
+        """Tools are offered only while their process is connected."""
+        self.calls.plugin_left(name)
+        self.policies.clear_session(name)
+        if self.registry.tools_of(name):
+            self.registry.unregister_all(name)
+
+    def forget_disconnected(self) -> None:
+        """After the bus came back: drop tools of plugins that are not connected (they re-register)."""
+        connected = set(self.pi.peers)
+        for name in self.reports.names():
+            if name not in connected and self.registry.tools_of(name):
+                self.plugin_left(name)
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _registry_changed(self, change: RegistryChange) -> None:
+        self.changed()
+
+    def _call_finished(self, call_id: str, owner: str, tool: str, outcome: CallOutcome) -> None:
+        self.call_path.call_finished(call_id, owner, tool, outcome)

@@ -1,0 +1,115 @@
+"""The player's command protocol: what `xivmcp enable`, `approve`, `call`, ... send to `XivMcp.Player`.
+
+The game's /xivmcp window, as commands: each is one tagged JSON object (``{"cmd": "enable",
+"plugin": "MyPlugin"}``), sent with the player key from the data dir (plugins have no key). It is
+private to the host and its command line; no plugin speaks it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from gates.contract import Answer, DocumentDecoder, Wire
+
+__all__ = [
+    "PLAYER_GATE",
+    "PLAYER_KEY_FILE",
+    "AdvanceClock",
+    "AnswerApproval",
+    "CallTool",
+    "ConsentPlugin",
+    "EnablePlugin",
+    "KeepDisabled",
+    "LiftSuspension",
+    "ListApprovals",
+    "ListPlugins",
+    "PlayerCommand",
+    "ReadAudit",
+    "SetMode",
+    "decode_player_command",
+]
+
+PLAYER_GATE: Final = "XivMcp.Player"
+PLAYER_KEY_FILE: Final = "player.key"
+
+
+class _Command(Wire, kw_only=True, tag_field="cmd", forbid_unknown_fields=True):
+    pass
+
+
+class ListPlugins(_Command, tag="plugins"):
+    pass
+
+
+class EnablePlugin(_Command, tag="enable"):
+    plugin: str
+
+
+class KeepDisabled(_Command, tag="keep_disabled"):
+    plugin: str
+
+
+class ConsentPlugin(_Command, tag="consent"):
+    plugin: str
+
+
+class LiftSuspension(_Command, tag="lift"):
+    plugin: str
+
+
+class SetMode(_Command, tag="mode"):
+    plugin: str
+    target: str
+    """A capability id or one of the plugin's tool names."""
+    mode: str
+    """allow, ask, deny, or default (back to the catalog default / the capabilities)."""
+
+
+class ListApprovals(_Command, tag="approvals"):
+    wait: float = 0
+    """If none waits yet, wait up to this many (real) seconds for an approval to be asked."""
+
+
+class AnswerApproval(_Command, tag="answer"):
+    approval_id: str
+    answer: Answer
+
+
+class ReadAudit(_Command, tag="audit"):
+    plugin: str | None = None
+    limit: int = 50
+
+
+class CallTool(_Command, tag="call"):
+    tool: str
+    arguments: dict[str, Any] = {}
+
+
+class AdvanceClock(_Command, tag="advance_clock"):
+    seconds: float
+
+
+PlayerCommand = (
+    ListPlugins
+    | EnablePlugin
+    | KeepDisabled
+    | ConsentPlugin
+    | LiftSuspension
+    | SetMode
+    | ListApprovals
+    | AnswerApproval
+    | ReadAudit
+    | CallTool
+    | AdvanceClock
+)
+
+_PLAYER_COMMAND: Final[DocumentDecoder[Any]] = DocumentDecoder(
+    PlayerCommand,  # type: ignore[arg-type]  # a union, which msgspec decodes
+    "player command",
+    '{"cmd": "enable", "plugin": "MyPlugin"}',
+)
+
+
+def decode_player_command(text: str | bytes) -> PlayerCommand:
+    result: PlayerCommand = _PLAYER_COMMAND.decode(text)
+    return result

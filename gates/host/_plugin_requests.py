@@ -1,0 +1,183 @@
+"""The logic behind each gate a plugin calls: registering tools, status, permissions, dependencies, approvals.
+
+Every method takes the caller's InternalName as the bus reports it (G3: `check_owner`) and
+raises `RefusedError` with the message the plugin reads; `_gate_handlers.py` turns that into
+``{"ok": false, "error": …}``. Nothing here knows how gates are bound to the bus.
+
+    RegisterTool ─► definition checks ─► registry ─► policy review (consent, growth) ─► reply
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from gates.contract import (
+    CAPABILITY_IDS,
+    HOST_NAME,
+    ApprovalReply,
+    CheckPermissionReply,
+    DependenciesReply,
+    DependencyEntry,
+    Mode,
+    PluginState,
+    RefusedError,
+    RegisterReply,
+    Risk,
+    StatusReply,
+    decode_approval_request,
+    find_capability,
+    parse_tool_definition,
+    quote,
+)
+
+from ._approvals import ApprovalKind
+from ._audit import AuditKind
+from ._calls import PluginCalls
+from ._dependencies import DependencyBook, PluginWorld, check_dependencies, parse_dependencies
+from ._records import Registration
+from ._state import HostState
+
+__all__ = ["PluginRequests", "check_owner"]
+
+
+def check_owner(owner: str | None, caller: str) -> str:
+    """G3: `owner` must be the calling process's InternalName, as the bus reports it."""
+    if not owner:
+        raise RefusedError("'owner' is required: pass your plugin's InternalName.")
+    if owner != caller:
+        raise RefusedError(
+            f"{quote(owner)} is not your InternalName: this call comes from '{caller}'. "
+            "A plugin can only act as itself; pass your own InternalName as owner."
+        )
+    if owner == HOST_NAME:
+        raise RefusedError(f"'{HOST_NAME}' is XIV MCP itself; plugins register under their own InternalName.")
+    return owner
+
+
+class PluginRequests:
+    """What the host does for the gates plugins call (`owner` is already checked by the caller)."""
+
+    def __init__(
+        self,
+        state: HostState,
+        *,
+        dependencies: DependencyBook,
+        calls: PluginCalls,
+        connected: Callable[[], Collection[str]],
+        auto_enable: bool,
+    ) -> None:
+        self._registry = state.registry
+        self._policies = state.policies
+        self._registrations = state.registrations
+        self._approvals = state.approvals
+        self._audit = state.audit
+        self._changed = state.changed
+        self._dependencies = dependencies
+        self._calls = calls
+        self._connected = connected
+        self._auto_enable = auto_enable
+
+    def register_tool(self, owner: str, definition_json: str | None) -> RegisterReply:
+        definition = parse_tool_definition(definition_json or "")
+        self._registry.register(owner, definition)
+        registration = self._registrations.refresh(owner)
+        policies = self._policies
+        before = policies.state(owner)
+        review = policies.on_registered(owner, registration)
+        if self._auto_enable and policies.state(owner) is not PluginState.ENABLED:
+            self._enable_automatically(owner, registration)
+        elif review.needs_decision:
+            self._audit.record(
+                AuditKind.REGISTRATION,
+                owner,
+                definition.name,
+                details={
+                    "review": review.kind.value,
+                    "newTools": list(review.new_tools),
+                    "newCapabilities": list(review.new_capabilities),
+                    "state": policies.state(owner).value,
+                },
+            )
+        if policies.state(owner) is not before:
+            self._changed()
+        return policies.register_reply(owner, definition)
+
+    def _enable_automatically(self, owner: str, registration: Registration) -> None:
+        """`--auto-enable` (tests, CI): enable and allow every capability but the critical ones."""
+        if self._policies.state(owner) is PluginState.SUSPENDED:
+            return
+        self._policies.enable(owner, registration, registration)
+        for capability in sorted({c for caps in registration.values() for c in caps}):
+            cap = find_capability(capability)
+            if cap is not None and cap.risk is not Risk.CRITICAL:
+                self._policies.set_capability_mode(owner, capability, Mode.ALLOW)
+        self._audit.record(AuditKind.CONSENT, owner, details={"auto": True, "tools": sorted(registration)})
+
+    def unregister_tool(self, owner: str, name: str | None) -> bool:
+        if not name:
+            raise RefusedError("'name' is required: the tool name to remove.")
+        removed = self._registry.unregister(owner, name)
+        if removed:
+            self._registrations.refresh(owner)
+        return removed
+
+    def unregister_all(self, owner: str) -> int:
+        removed = self._registry.unregister_all(owner)
+        self._registrations.forget(owner)
+        return removed
+
+    def status(self, owner: str) -> StatusReply:
+        definitions = [t.definition for t in self._registry.tools_of(owner)]
+        return self._policies.status_reply(owner, definitions, self.dependency_entries(owner))
+
+    def check_permission(self, owner: str, capability: str | None) -> CheckPermissionReply:
+        if not capability:
+            raise RefusedError(f"'capability' is required: one of {', '.join(CAPABILITY_IDS)}.")
+        return self._policies.permission_reply(owner, capability)
+
+    def declare_dependencies(self, owner: str, json_text: str | None) -> DependenciesReply:
+        declared = parse_dependencies(json_text or "")
+        self._dependencies.declare(owner, declared)
+        self._audit.record(AuditKind.DEPENDENCIES, owner, details={"tools": [d.tool for d in declared]})
+        return DependenciesReply(dependencies=self.dependency_entries(owner))
+
+    def dependency_entries(self, owner: str) -> list[DependencyEntry]:
+        world = PluginWorld(connected=frozenset(self._connected()))
+        return check_dependencies(
+            self._dependencies.declared(owner),
+            world,
+            owner_of=self._registry.owner_of,
+            enabled=self._policies.can_run,
+        )
+
+    def request_approval(self, caller: str, call_id: str | None, request_json: str | None) -> ApprovalReply:
+        if not call_id:
+            raise RefusedError("'callId' is required: the id of the call you got in Invoke.")
+        owner = self._calls.owner_of(call_id)
+        tool_name = self._calls.tool_of(call_id)
+        if owner is None or tool_name is None:
+            raise RefusedError(f"There is no running call {quote(call_id)}; ask for approval only during a call.")
+        if owner != caller:
+            raise RefusedError(
+                f"The call {quote(call_id)} belongs to {owner}; a plugin asks only during its own calls."
+            )
+        request = decode_approval_request(request_json or "")
+        registered = self._registry.get(tool_name)
+        if registered is None:
+            raise RefusedError(f"{tool_name} is no longer registered.")
+        decision = self._policies.decide_request(owner, registered.definition, request.capability)
+        approval = self._approvals.request(
+            ApprovalKind.DURING_CALL,
+            call_id,
+            owner,
+            tool_name,
+            (request.capability,),
+            request.summary,
+            decision,
+        )
+        return approval.reply()
+
+    def get_approval(self, approval_id: str | None) -> ApprovalReply:
+        if not approval_id:
+            raise RefusedError("'approvalId' is required: the id RequestApproval returned.")
+        return self._approvals.get(approval_id).reply()

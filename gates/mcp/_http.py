@@ -1,0 +1,277 @@
+"""The MCP endpoint on HTTP: the package's session manager in a small Starlette app, served by uvicorn (A1).
+
+    request ─► Guard ─► Origin (403) ─► bearer token (401, hmac) ─► session manager
+                  │                                                   └─ Host header (421), sessions,
+                  │                                                      JSON responses, both eras
+                  └─ a POST whose client goes away: sets its ClientGone, and its calls are cancelled
+
+It binds the loopback interface only unless `allow_remote_http` says otherwise, and the token is
+`DATA_DIR/token` (see `_settings.py`). uvicorn runs inside the host's task group, without its own
+signal handling: `run_host` starts the endpoint after the gates and closes it before the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import hmac
+import logging
+import socket
+from dataclasses import dataclass
+from typing import Final
+
+import anyio
+import anyio.abc
+import uvicorn
+from mcp.server.streamable_http_manager import (
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+    StreamableHTTPASGIApp,
+    StreamableHTTPSessionManager,
+)
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gates.host import Host
+
+from ._notify import SESSION_HEADER, Notifier, Sessions
+from ._server import CLIENT_GONE, ClientGone, build_server
+from ._settings import MCP_PATH, EndpointError, McpSettings, check_bind_address, is_loopback, mcp_token, mcp_url
+
+__all__ = ["McpEndpoint", "uvicorn_server"]
+
+log = logging.getLogger("gates.mcp")
+
+SHUTDOWN_SECONDS: Final = 3.0
+
+
+_ANY_ADDRESS: Final = ("0.0.0.0", "::")
+
+
+def _origins_and_hosts(bind_host: str, port: int) -> tuple[list[str], list[str]]:
+    """The Origin values and Host headers the endpoint accepts: this machine's names, with our port."""
+    names = ["127.0.0.1", "localhost"] if is_loopback(bind_host) or bind_host in _ANY_ADDRESS else []
+    if bind_host not in names and bind_host not in _ANY_ADDRESS:
+        names.append(f"[{bind_host}]" if ":" in bind_host else bind_host)
+    hosts = [f"{name}:{port}" for name in names]
+    origins = [f"http://{name}" for name in names] + [f"http://{host}" for host in hosts]
+    return origins, hosts
+
+
+def _security(bind_host: str, hosts: list[str], origins: list[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection: only our Host headers. Bound to every interface (--allow-remote-http),
+    the names other machines use are unknown, so the Host check is off; the token and Origin still hold."""
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=bind_host not in _ANY_ADDRESS, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+class _Guard:
+    """Origin and bearer token first; then watch each POST's client, and track GET streams and DELETEs."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, origins: list[str], sessions: Sessions) -> None:
+        self.app = app
+        self._token = token.encode() if token is not None else None
+        self._origins = frozenset(origins)
+        self._sessions = sessions
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        origin = headers.get("origin")
+        if origin is not None and origin not in self._origins:
+            response = _refuse(403, "forbidden_origin", f"Requests from {origin[:100]} are not allowed.")
+            await response(scope, receive, send)
+            return
+        if self._token is not None and not self._authorized(headers.get("authorization")):
+            response = _refuse(
+                401, "unauthorized", "Send the header 'Authorization: Bearer TOKEN' (see `xivmcp connect`)."
+            )
+            response.headers["WWW-Authenticate"] = 'Bearer realm="xivmcp"'
+            await response(scope, receive, send)
+            return
+        sid = headers.get(SESSION_HEADER)
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif method == "GET" and sid is not None:
+            self._sessions.stream_opened(sid)
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                self._sessions.stream_closed(sid)
+        else:
+            await self.app(scope, receive, send)
+            if method == "DELETE" and sid is not None:
+                self._sessions.forget(sid)
+
+    def _authorized(self, header: str | None) -> bool:
+        assert self._token is not None
+        scheme, _, credentials = (header or "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip().encode(), self._token)
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body, then serve it while watching for the client to go away (uvicorn does not cancel)."""
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > DEFAULT_MAX_REQUEST_BODY_SIZE:
+                await _refuse(413, "too_large", "The request body is too large.")(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        gone = ClientGone()
+        scope[CLIENT_GONE] = gone
+        pending: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
+
+        async def replay() -> Message:
+            if pending:
+                return pending.pop()
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        # uvicorn tells only a task that awaits receive() that the client went away. A plain
+        # asyncio task (uvicorn runs on asyncio), cancelled without waiting for it: a task group
+        # would cost each request more than the call it serves (its cancellation takes extra turns
+        # of the loop). The watcher touches nothing but `gone`, so it may outlive us for a turn.
+        watcher = asyncio.get_running_loop().create_task(_watch(receive, gone))
+        try:
+            await self.app(scope, replay, send)
+        finally:
+            watcher.cancel()
+
+
+async def _watch(receive: Receive, gone: ClientGone) -> None:
+    try:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+    except Exception as exc:  # nobody awaits this task: say it here, and take the client for gone
+        log.debug("watching a POST's client failed: %r", exc)
+    gone.set()
+
+
+def _refuse(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": code, "error_description": message}, status_code=status)
+
+
+def uvicorn_server(app: ASGIApp, *, lifespan: str) -> uvicorn.Server:
+    """uvicorn as the endpoint runs it: h11, no access log, no signal handling of its own.
+
+    `bench/mcp.py` serves its baseline (the package's own server) with this too, so the two are
+    measured on the same HTTP server settings.
+    """
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        lifespan=lifespan,  # type: ignore[arg-type]
+        http="h11",
+        ws="none",
+        proxy_headers=False,
+        server_header=False,
+        date_header=False,
+        timeout_graceful_shutdown=1,
+    )
+    config.load()
+    server = uvicorn.Server(config)
+    server.lifespan = config.lifespan_class(config)  # what `serve` would set; startup() needs it
+    return server
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say they are
+    # TCP; without it every response waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+@dataclass(slots=True)
+class McpEndpoint:
+    """A running endpoint: its URL, and how to stop it."""
+
+    url: str
+    server: uvicorn.Server
+    sock: socket.socket
+    notifier: Notifier
+    scope: anyio.CancelScope
+
+    @classmethod
+    async def start(cls, host: Host, config: McpSettings, task_group: anyio.abc.TaskGroup) -> McpEndpoint | None:
+        """Bind and serve in `task_group`; None if the address is taken and `http_required` is off."""
+        check_bind_address(config.http_host, allow_remote=config.allow_remote_http, auth_disabled=config.auth_disabled)
+        token = mcp_token(host.config.data_dir)
+        try:
+            sock = _bind(config.http_host, config.http_port)
+        except OSError as exc:
+            where = f"{config.http_host}:{config.http_port}"
+            taken = exc.errno == errno.EADDRINUSE
+            reason = "is in use (another XIV MCP host?)" if taken else f"cannot be bound ({exc.strerror})"
+            if taken and not config.http_required:
+                log.warning("MCP endpoint not started: %s %s; pass --http HOST:PORT.", where, reason)
+                return None
+            raise EndpointError(f"The MCP endpoint's address {where} {reason}; pass --http HOST:PORT.") from exc
+        port = sock.getsockname()[1]
+        origins, hosts = _origins_and_hosts(config.http_host, port)
+        notifier = Notifier(host, idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)
+        manager = StreamableHTTPSessionManager(
+            app=build_server(host, notifier),
+            json_response=True,
+            security_settings=_security(config.http_host, hosts, origins),
+            session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
+        )
+        app = Starlette(
+            routes=[Route(MCP_PATH, StreamableHTTPASGIApp(manager))],
+            middleware=[
+                Middleware(
+                    _Guard,
+                    token=None if config.auth_disabled else token,
+                    origins=origins,
+                    sessions=notifier.sessions,
+                )
+            ],
+            lifespan=lambda _: manager.run(),
+        )
+        server = uvicorn_server(app, lifespan="on")
+        try:
+            await server.startup(sockets=[sock])
+        except BaseException:
+            sock.close()
+            raise
+        endpoint = cls(mcp_url(config.http_host, port), server, sock, notifier, anyio.CancelScope())
+        await task_group.start(endpoint._notify)
+        return endpoint
+
+    async def _notify(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        with self.scope:
+            await self.notifier.run(task_status=task_status)
+
+    async def aclose(self) -> None:
+        """Stop serving: take no new connections, end the sessions (so their event streams end),
+        then let uvicorn close what is left."""
+        with anyio.move_on_after(SHUTDOWN_SECONDS, shield=True):
+            for listener in self.server.servers:
+                listener.close()
+            self.notifier.close()  # 2026-07-28 listen streams end gracefully
+            self.scope.cancel()
+            await self.server.lifespan.shutdown()  # the session manager ends every session
+            await self.server.shutdown(sockets=[self.sock])
+        self.sock.close()

@@ -1,0 +1,240 @@
+"""Telling AI apps what changed: notifications/tools/list_changed and resources/updated (A2, A9).
+
+One source of change, two eras of delivery:
+
+* 2025-era sessions (initialize handshake) get them on their GET event stream. `Sessions` keeps,
+  per Mcp-Session-Id, the package's `ServerSession` of the session's latest request (whose
+  standalone channel is that stream), the resources it subscribed to and its open GET streams;
+  the HTTP guard reports streams opening and closing and sessions being deleted.
+* 2026-07-28 clients open `subscriptions/listen` streams; events go on the package's
+  `SubscriptionBus`, whose `ListenHandler` filters them per stream.
+
+`Host.on_change` and `AuditLog.on_record` only mark what may have changed (they run inside host
+code and must be quick). One task then works out the offered tools and the plugins report and
+notifies only when they differ from what it announced last. Every plugin call adds an audit
+line, so the audit resource is marked only while someone can hear of it: a session subscribed
+to it, or a listen stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+import anyio.from_thread
+import anyio.lowlevel
+from mcp.server import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from gates.contract import encode_json
+from gates.host import AuditEntry, Host
+
+__all__ = ["AUDIT_URI", "PLUGINS_URI", "Notifier", "Sessions", "session_id_of"]
+
+log = logging.getLogger("gates.mcp")
+
+PLUGINS_URI: Final = "xiv://cache/plugins"
+AUDIT_URI: Final = "xiv://cache/audit"
+SESSION_HEADER: Final = "mcp-session-id"
+
+
+def session_id_of(ctx: ServerRequestContext[Any]) -> str | None:
+    """The Mcp-Session-Id of the HTTP request that carried this message, if any."""
+    headers = getattr(ctx.request, "headers", None)
+    value = headers.get(SESSION_HEADER) if headers is not None else None
+    return value if isinstance(value, str) else None
+
+
+@dataclass(slots=True)
+class _Session:
+    session: ServerSession | None = None
+    subscriptions: set[str] = field(default_factory=set)
+    streams: int = 0
+    last_seen: float = field(default_factory=time.monotonic)
+
+
+class Sessions:
+    """The 2025-era sessions that can be told about changes, by Mcp-Session-Id."""
+
+    def __init__(self, idle_timeout: float) -> None:
+        self._idle = idle_timeout
+        self._by_id: dict[str, _Session] = {}
+
+    def _entry(self, sid: str) -> _Session:
+        entry = self._by_id.get(sid)
+        if entry is None:
+            entry = self._by_id[sid] = _Session()
+        else:
+            entry.last_seen = time.monotonic()
+        return entry
+
+    async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """A server middleware: remember each 2025-era session's latest `ServerSession`."""
+        sid = session_id_of(ctx)
+        if sid is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._entry(sid).session = ctx.session
+        return await call_next(ctx)
+
+    def stream_opened(self, sid: str) -> None:
+        self._entry(sid).streams += 1
+
+    def stream_closed(self, sid: str) -> None:
+        entry = self._entry(sid)
+        entry.streams = max(0, entry.streams - 1)
+
+    def forget(self, sid: str) -> None:
+        """The client deleted its session."""
+        self._by_id.pop(sid, None)
+
+    def subscribe(self, sid: str | None, session: ServerSession, uri: str) -> None:
+        if sid is not None:
+            entry = self._entry(sid)
+            entry.session = session
+            entry.subscriptions.add(uri)
+
+    def unsubscribe(self, sid: str | None, uri: str) -> None:
+        if sid is not None and sid in self._by_id:
+            self._by_id[sid].subscriptions.discard(uri)
+
+    def subscribed(self, uri: str) -> bool:
+        """Whether some session subscribed to `uri` (maybe one the package has reaped since)."""
+        return any(uri in e.subscriptions for e in self._by_id.values())
+
+    def live(self) -> list[tuple[ServerSession, frozenset[str]]]:
+        """Sessions to notify; forgets those the package has reaped as idle (no request, no stream)."""
+        now = time.monotonic()
+        for sid in [s for s, e in self._by_id.items() if e.streams == 0 and now - e.last_seen > self._idle]:
+            del self._by_id[sid]
+        return [(e.session, frozenset(e.subscriptions)) for e in self._by_id.values() if e.session is not None]
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+
+class _CountedBus(InMemorySubscriptionBus):
+    """The package's in-memory bus, counting its listeners (one per open listen stream)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listeners = 0
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        unsubscribe = super().subscribe(listener)
+        self.listeners += 1
+        subscribed = True
+
+        def once() -> None:
+            nonlocal subscribed
+            if subscribed:
+                subscribed = False
+                self.listeners -= 1
+            unsubscribe()
+
+        return once
+
+
+class Notifier:
+    """Marks what may have changed and notifies every session whose view actually changed."""
+
+    def __init__(self, host: Host, *, idle_timeout: float) -> None:
+        self.host = host
+        self.bus = _CountedBus()
+        self.listen = ListenHandler(self.bus)
+        self.sessions = Sessions(idle_timeout)
+        self._dirty: set[str] = set()
+        self._wakeup = anyio.Event()
+        self._token: anyio.lowlevel.EventLoopToken | None = None
+        self._thread = threading.get_ident()
+        self._tools = ""
+        self._plugins = ""
+
+    def tools_signature(self) -> str:
+        return encode_json([(t.toolset, t.definition, t.output_schema) for t in self.host.offered.all()])
+
+    def plugins_signature(self) -> str:
+        return encode_json(self.host.reports.cards())
+
+    def _mark(self, what: str) -> None:
+        self._dirty.add(what)
+        if threading.get_ident() == self._thread or self._token is None:
+            self._wakeup.set()
+        else:  # a change made on another thread: wake the task on the host's loop
+            anyio.from_thread.run_sync(self._wakeup.set, token=self._token)
+
+    def _host_changed(self) -> None:
+        self._mark("tools")
+        self._mark(PLUGINS_URI)
+
+    def _audit_recorded(self, entry: AuditEntry) -> None:
+        try:
+            on_loop = threading.get_ident() == self._thread
+            if on_loop and not self.bus.listeners and not self.sessions.subscribed(AUDIT_URI):
+                return  # nobody would hear of it: no work for each call
+            self._mark(AUDIT_URI)
+        except Exception:  # AuditLog.record does not guard its listeners
+            log.exception("could not mark the audit resource as changed")
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Until cancelled: listen to the host, and notify on each change."""
+        self._token = anyio.lowlevel.current_token()
+        self._thread = threading.get_ident()
+        self._tools, self._plugins = self.tools_signature(), self.plugins_signature()
+        stop = [self.host.on_change(self._host_changed), self.host.audit.on_record(self._audit_recorded)]
+        try:
+            task_status.started()
+            while True:
+                await self._wakeup.wait()
+                self._wakeup = anyio.Event()
+                try:
+                    await self._flush()
+                except Exception:
+                    log.exception("could not notify the MCP sessions of a change")
+        finally:
+            for unsubscribe in stop:
+                unsubscribe()
+
+    async def _flush(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        if "tools" in dirty and (signature := self.tools_signature()) != self._tools:
+            self._tools = signature
+            await self.bus.publish(ToolsListChanged())
+            for session, _ in self.sessions.live():
+                await _quietly(session.send_tool_list_changed())
+        if PLUGINS_URI in dirty and (signature := self.plugins_signature()) != self._plugins:
+            self._plugins = signature
+            await self.resource_updated(PLUGINS_URI)
+        if AUDIT_URI in dirty:
+            await self.resource_updated(AUDIT_URI)
+
+    async def resource_updated(self, uri: str) -> None:
+        await self.bus.publish(ResourceUpdated(uri=uri))
+        for session, subscriptions in self.sessions.live():
+            if uri in subscriptions:
+                await _quietly(session.send_resource_updated(uri))
+
+    def close(self) -> None:
+        """End every listen stream gracefully (the host is stopping)."""
+        self.listen.close()
+
+
+async def _quietly(notification: Any) -> None:
+    """Send a best-effort notification: a session that just went away must not stop the others."""
+    try:
+        await notification
+    except Exception as exc:
+        log.debug("a notification was not delivered: %s", exc)

@@ -1,0 +1,279 @@
+"""The MCP front: XIV MCP's tools and caches on the official `mcp` package's low-level server (A1, A2, A9).
+
+    tools/list      core tools, then the third-party tools that may run now, 100 a page
+    tools/call      Host.call_tool: the gate (allow / ask / deny), then the plugin's Invoke;
+                    a refused or failed call is an isError result, an unknown tool a JSON-RPC error
+    resources/*     each cache as xiv://cache/<id>: plugins (the registry) and audit (the log's tail)
+
+No protocol is written here: the package owns sessions, both protocol eras and the wire. What
+changes is pushed by `_notify.Notifier`; the HTTP side (token, origins, the client going
+away) is `_http.py`. Cancelling a call (notifications/cancelled, a session that ends, or the
+HTTP guard seeing the client go) cancels the task awaiting Host.call_tool, so the plugin gets
+Cancel. Progress lines (ReportProgress) become notifications/progress for callers that sent a
+progressToken: on the GET stream for 2025-era sessions, whose JSON responses cannot carry them.
+
+tools/call is the hot path: a call without a progressToken runs in the handler's own task, with
+no stream and no task of its own; the client going away reaches it through `ClientGone`, which
+cancels the call's scope directly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any, Final
+
+import anyio
+import mcp_types as types
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from gates.contract import encode_json, input_schema_of
+from gates.host import CallOutcome, Host, OfferedTool, PluginsReport
+
+from ._notify import AUDIT_URI, PLUGINS_URI, Notifier, session_id_of
+
+__all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "build_server"]
+
+log = logging.getLogger("gates.mcp")
+
+PAGE_SIZE: Final = 100
+AUDIT_TAIL: Final = 100
+PROGRESS_BUFFER: Final = 256
+CLIENT_GONE: Final = "xivmcp.client_gone"
+"""ASGI scope key: the `ClientGone` of that POST, which the HTTP guard sets when its client goes away."""
+
+INSTRUCTIONS: Final = (
+    "XIV MCP runs tools in FINAL FANTASY XIV: its own (core) and those third-party plugins add. "
+    "list_toolsets and search_tools find tools without listing them all; call_tool runs one by name. "
+    "The player decides what may run: some tools ask them first, and a refusal says what to do instead."
+)
+_RESOURCES: Final = {
+    PLUGINS_URI: ("plugins", "Third-party plugins as /xivmcp shows them: state, tools, capability modes."),
+    AUDIT_URI: ("audit", f"The audit log's last {AUDIT_TAIL} entries: calls, decisions, approvals, consent."),
+}
+
+
+class ClientGone:
+    """Set once the client of one POST has gone away: cancels that POST's calls under way.
+
+    The calls hand it their cancel scope (`cancels`) instead of each watching in a task of their own.
+    """
+
+    __slots__ = ("_event", "_scopes", "is_set")
+
+    def __init__(self) -> None:
+        self.is_set = False
+        self._scopes: set[anyio.CancelScope] = set()
+        self._event: anyio.Event | None = None
+
+    def set(self) -> None:
+        if self.is_set:
+            return
+        self.is_set = True
+        for scope in self._scopes:
+            scope.cancel()
+        if self._event is not None:
+            self._event.set()
+
+    async def wait(self) -> None:
+        if not self.is_set:
+            if self._event is None:
+                self._event = anyio.Event()
+            await self._event.wait()
+
+    def cancels(self, scope: anyio.CancelScope) -> None:
+        """Cancel `scope` when the client goes away (at once if it has); `forget` it when the call ends."""
+        if self.is_set:
+            scope.cancel()
+        self._scopes.add(scope)
+
+    def forget(self, scope: anyio.CancelScope) -> None:
+        self._scopes.discard(scope)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("xivmcp-bus")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+class _XivServer(Server[Any]):
+    """The package's low-level server, advertising `listChanged` to 2025-era sessions (the session
+    manager builds their initialize result from the defaults, which would say false)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+
+def _tool(offered: OfferedTool) -> types.Tool:
+    d = offered.definition
+    return types.Tool(
+        name=d.name,
+        description=d.description,
+        input_schema=input_schema_of(d),
+        output_schema=offered.output_schema,
+        annotations=types.ToolAnnotations(read_only_hint=d.read_only, destructive_hint=d.destructive),
+    )
+
+
+def _result(outcome: CallOutcome) -> types.CallToolResult:
+    if outcome.error is not None:
+        return types.CallToolResult(content=[types.TextContent(text=outcome.error)], is_error=True)
+    value = outcome.result
+    text = value if isinstance(value, str) else "ok" if value is None else json.dumps(value, ensure_ascii=False)
+    structured = value if isinstance(value, dict) else None
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
+
+
+def _cursor(params: types.PaginatedRequestParams | None) -> int:
+    cursor = params.cursor if params is not None else None
+    if cursor is None:
+        return 0
+    if not cursor.isdigit():
+        raise MCPError(types.INVALID_PARAMS, f"Invalid cursor {cursor[:40]!r}: pass the nextCursor of the last page.")
+    return int(cursor)
+
+
+def build_server(host: Host, notifier: Notifier) -> Server[Any]:
+    """The low-level server with XIV MCP's handlers, sharing `notifier`'s sessions and listen streams."""
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+        offered = host.offered.all()
+        start = _cursor(params)
+        page = offered[start : start + PAGE_SIZE]
+        more = start + PAGE_SIZE < len(offered)
+        next_cursor = str(start + PAGE_SIZE) if more else None
+        return types.ListToolsResult(tools=[_tool(t) for t in page], next_cursor=next_cursor)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        if host.registry.get(params.name) is None:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool: {params.name[:80]!r}. List the tools (tools/list) or find them with search_tools.",
+                {"tool": params.name[:200]},
+            )
+        return await _call(ctx, params.name, params.arguments or {})
+
+    async def _call(ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        token = progress_token_from_params(ctx.params)
+        gone: ClientGone | None = getattr(ctx.request, "scope", {}).get(CLIENT_GONE)
+        outcome: CallOutcome | None = None
+        with anyio.CancelScope() as call_scope:  # the client going away ends this call, not the session
+            if gone is not None:
+                gone.cancels(call_scope)  # the plugin then gets Cancel
+            try:
+                if token is None:
+                    outcome = await _run(name, arguments, None)
+                else:
+                    outcome = await _run_with_progress(ctx, token, name, arguments)
+            finally:
+                if gone is not None:
+                    gone.forget(call_scope)
+        return _result(outcome or CallOutcome(error="Cancelled."))
+
+    async def _run(name: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None) -> CallOutcome:
+        try:
+            return await host.call_tool(name, arguments, on_progress=on_progress)
+        except Exception as exc:  # T4: the assistant reads it, as "TypeName: message"
+            log.exception("calling %s failed", name)
+            return CallOutcome(error=f"{type(exc).__name__}: {exc}")
+
+    async def _run_with_progress(
+        ctx: ServerRequestContext[Any], token: types.ProgressToken, name: str, arguments: dict[str, Any]
+    ) -> CallOutcome:
+        """Run the call while a task of its own sends its progress lines to the caller."""
+        lines, lines_out = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
+
+        def on_progress(line: str) -> None:
+            try:
+                lines.send_nowait(line)
+            except (anyio.WouldBlock, anyio.ClosedResourceError):
+                pass  # a burst beyond the buffer, or after the end: progress is advisory
+
+        async def forward_progress() -> None:
+            count = 0
+            async with lines_out:
+                async for line in lines_out:
+                    count += 1
+                    try:
+                        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                            await ctx.session.report_progress(count, None, line)
+                        else:
+                            await ctx.session.send_progress_notification(token, count, None, line)
+                    except Exception:  # advisory: a closed stream must not fail the call
+                        pass
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(forward_progress)
+            try:
+                outcome = await _run(name, arguments, on_progress)
+            finally:
+                lines.close()  # forward_progress sends what is left, then ends
+        return outcome
+
+    async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(uri=uri, name=name, description=text, mime_type="application/json")
+                for uri, (name, text) in _RESOURCES.items()
+            ]
+        )
+
+    def _known(uri: str) -> str:
+        if uri not in _RESOURCES:
+            raise MCPError(
+                types.INVALID_PARAMS, f"Unknown resource {uri[:80]!r}; see resources/list.", {"uri": uri[:200]}
+            )
+        return uri
+
+    async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
+        uri = _known(str(params.uri))
+        if uri == PLUGINS_URI:
+            text = encode_json(PluginsReport(plugins=host.reports.cards()))
+        else:
+            text = encode_json({"entries": host.audit.tail(AUDIT_TAIL)})
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
+        )
+
+    async def subscribe(ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
+        notifier.sessions.subscribe(session_id_of(ctx), ctx.session, _known(str(params.uri)))
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams) -> Any:
+        notifier.sessions.unsubscribe(session_id_of(ctx), str(params.uri))
+        return types.EmptyResult()
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        registered = host.registry.get(name)
+        return None if registered is None else input_schema_of(registered.definition)
+
+    server = _XivServer(
+        "XivMcp",
+        version=_version(),
+        title="XIV MCP",
+        instructions=INSTRUCTIONS,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_subscribe_resource=subscribe,
+        on_unsubscribe_resource=unsubscribe,
+        on_subscriptions_listen=notifier.listen,
+    )
+    server.middleware.append(notifier.sessions.middleware)
+    return server

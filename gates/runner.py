@@ -1,0 +1,53 @@
+"""The process runner: the host on the bus with its MCP front, as `xivmcp host` and `xivmcp up` run it.
+
+    run_host(HostConfig(...), McpSettings(...))     the host, then the endpoint, until cancelled
+
+The MCP front is imported only by a host that serves it, so `run_host(config)` alone loads no
+`mcp`, `uvicorn` or `starlette`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+import anyio
+
+from gates.host import HostConfig, host_running
+from gates.mcp import McpSettings
+
+__all__ = ["run_host"]
+
+READY_TIMEOUT: Final = 10.0
+"""How long the broker may take to hold the host's gates before the host gives up starting."""
+
+
+async def run_host(
+    config: HostConfig,
+    mcp: McpSettings | None = None,
+    *,
+    on_ready: Callable[[], None] | None = None,
+    on_endpoint: Callable[[str], None] | None = None,
+) -> None:
+    """Run the host until cancelled: provide the gates, say Ready, and Disposing on the way out.
+
+    With `mcp` it also serves AI apps over MCP Streamable HTTP (`on_endpoint` gets the URL once
+    it listens), from before `on_ready` until before the host closes."""
+    async with host_running(config) as host, anyio.create_task_group() as tg:
+        endpoint = None
+        if mcp is not None:
+            from gates.mcp import McpEndpoint  # the server, loaded only by a host that serves it
+
+            endpoint = await McpEndpoint.start(host, mcp, tg)
+            if endpoint is not None and on_endpoint is not None:
+                on_endpoint(endpoint.url)
+        try:
+            with anyio.fail_after(READY_TIMEOUT):
+                await host.pi.flush()  # "ready" means the broker holds the host's gates: plugins can call them
+            if on_ready is not None:
+                on_ready()
+            await anyio.sleep_forever()
+        finally:
+            if endpoint is not None:
+                with anyio.CancelScope(shield=True):
+                    await endpoint.aclose()

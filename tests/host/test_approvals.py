@@ -1,0 +1,187 @@
+"""Approvals during a call: RequestApproval / GetApproval and the two-minute window (SPEC G8, G9, A3)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gates.contract import Answer, ApprovalState, ToolDefinition, ok_reply
+from gates.host import ApprovalError
+from gates.host._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind, Approvals
+from gates.host._audit import AuditLog
+from gates.host._clock import ManualClock
+from gates.host._decision import Allow, Ask, Deny
+from gates.host._policy import Policies
+from gates.host._records import registration_of
+
+ASK = Ask(("spend_gil",))
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(1000.0)
+
+
+@pytest.fixture
+def audit(tmp_path: Path) -> Iterator[AuditLog]:
+    with AuditLog(tmp_path / "audit.jsonl") as log:
+        yield log
+
+
+@pytest.fixture
+def approvals(clock: ManualClock, audit: AuditLog) -> Approvals:
+    return Approvals(clock, audit=audit)
+
+
+DURING = ApprovalKind.DURING_CALL
+
+
+def ask(approvals: Approvals, summary: str = "Repair for 3,200 gil") -> Approval:
+    return approvals.request(DURING, "c1", "MyPlugin", "myplugin_repair", ("spend_gil",), summary, ASK)
+
+
+def test_g9_an_ask_opens_a_pending_approval_with_ids_a1_a2(approvals: Approvals) -> None:
+    first, second = ask(approvals), ask(approvals)
+    assert (first.id, second.id) == ("a1", "a2")
+    assert first.state is ApprovalState.PENDING
+    assert ok_reply(first.reply()) == '{"ok":true,"approvalId":"a1","state":"pending"}'
+    assert approvals.state("a1") is ApprovalState.PENDING
+    assert [a.id for a in approvals.pending()] == ["a1", "a2"]
+
+
+def test_g9_allowed_and_blocked_requests_are_decided_at_once(approvals: Approvals) -> None:
+    allowed = approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow("approved_session"))
+    blocked = approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Deny("blocked"))
+    assert allowed.state is ApprovalState.APPROVED and allowed.reason == "approved_session"
+    assert blocked.state is ApprovalState.DENIED and not blocked.flagged
+    assert approvals.pending() == ()
+
+
+def test_g9_a_request_for_a_capability_the_tool_did_not_declare_is_denied_and_flagged_in_the_audit(
+    audit: AuditLog, approvals: Approvals
+) -> None:
+    buy = ToolDefinition(name="myplugin_buy", description="Buys.", capabilities=["read_game", "spend_gil"])
+    policies = Policies()
+    policies.enable("MyPlugin", registration_of([buy]))
+    decision = policies.decide_request("MyPlugin", buy, "chat_send")
+    approval = approvals.request(DURING, "c1", "MyPlugin", "myplugin_buy", ("chat_send",), "Shout the price", decision)
+    assert approval.state is ApprovalState.DENIED and approval.flagged
+    [line] = audit.tail(1)
+    assert line.kind == "approval" and line.flagged
+    assert line.details["capabilities"] == ["chat_send"] and line.details["kind"] == "during_call"
+    assert line.details["state"] == "denied"
+
+
+@pytest.mark.parametrize(
+    ("answer", "state"),
+    [
+        (Answer.APPROVE_ONCE, ApprovalState.APPROVED),
+        (Answer.APPROVE_SESSION, ApprovalState.APPROVED),
+        (Answer.ALWAYS_ALLOW, ApprovalState.APPROVED),
+        (Answer.DECLINE, ApprovalState.DENIED),
+    ],
+)
+def test_a3_the_players_answer_decides_the_approval(approvals: Approvals, answer: Answer, state: ApprovalState) -> None:
+    approval = ask(approvals)
+    assert approvals.answer(approval.id, answer).state is state
+    assert approvals.get(approval.id).answer is answer
+    with pytest.raises(ApprovalError, match="was already"):
+        approvals.answer(approval.id, Answer.APPROVE_ONCE)
+
+
+def test_g8_an_unanswered_approval_is_declined_after_two_minutes(clock: ManualClock, approvals: Approvals) -> None:
+    approval = ask(approvals)
+    assert APPROVAL_TIMEOUT == 120.0
+    assert approval.deadline == 1120.0
+    clock.advance(119.9)
+    assert approvals.expire_due() == ()
+    assert approval.state is ApprovalState.PENDING
+    clock.advance(0.1)
+    assert approvals.expire_due() == (approval,)
+    assert approvals.state(approval.id) is ApprovalState.DENIED and approval.reason == "expired"
+    assert approvals.pending() == ()
+    with pytest.raises(ApprovalError):
+        approvals.answer(approval.id, Answer.APPROVE_ONCE)
+
+
+@pytest.mark.asyncio
+async def test_g9_waiting_ends_when_the_player_answers(approvals: Approvals) -> None:
+    approval = ask(approvals)
+    results: list[Approval] = []
+    async with anyio.create_task_group() as tg:
+
+        async def waiter() -> None:
+            results.append(await approvals.wait_decided(approval.id))
+
+        tg.start_soon(waiter)
+        await anyio.wait_all_tasks_blocked()
+        assert results == []
+        approvals.answer(approval.id, Answer.APPROVE_ONCE)
+    assert results[0].state is ApprovalState.APPROVED
+
+
+@pytest.mark.asyncio
+async def test_g8_waiting_ends_when_the_window_expires(clock: ManualClock, approvals: Approvals) -> None:
+    approval = ask(approvals)
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            results: list[Approval] = []
+
+            async def waiter() -> None:
+                results.append(await approvals.wait_decided(approval.id))
+
+            tg.start_soon(waiter)
+            await anyio.wait_all_tasks_blocked()
+            clock.advance(APPROVAL_TIMEOUT)
+            approvals.expire_due()
+    assert results[0].state is ApprovalState.DENIED
+
+
+@pytest.mark.asyncio
+async def test_g9_waiting_on_a_decided_approval_returns_at_once(approvals: Approvals) -> None:
+    approval = approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
+    with anyio.fail_after(5):
+        assert (await approvals.wait_decided(approval.id)).state is ApprovalState.APPROVED
+
+
+def test_g9_an_unknown_approval_id_is_refused(approvals: Approvals) -> None:
+    with pytest.raises(ApprovalError, match="No approval 'a9'"):
+        approvals.get("a9")
+
+
+def test_g9_a_request_needs_a_summary_and_long_ones_are_cut(approvals: Approvals) -> None:
+    with pytest.raises(ApprovalError, match="needs a 'summary'"):
+        ask(approvals, "   ")
+    assert len(ask(approvals, "x" * 500).summary) == 200
+
+
+def test_a3_the_approval_window_is_announced_only_for_pending_approvals(approvals: Approvals) -> None:
+    shown: list[str] = []
+    unsubscribe = approvals.on_request(lambda a: shown.append(a.id))
+    ask(approvals)
+    approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
+    unsubscribe()
+    ask(approvals)
+    assert shown == ["a1"]
+
+
+def test_a4_every_approval_and_its_answer_is_audited(audit: AuditLog, approvals: Approvals) -> None:
+    approval = ask(approvals)
+    approvals.answer(approval.id, Answer.APPROVE_SESSION)
+    requested, answered = audit.tail(2)
+    assert (requested.details["state"], answered.details["state"]) == ("pending", "approved")
+    assert answered.details["answer"] == "approve_session" and answered.tool == "myplugin_repair"
+
+
+def test_decided_approvals_are_pruned_beyond_the_limit(clock: ManualClock) -> None:
+    approvals = Approvals(clock, keep=3)
+    pending = ask(approvals)
+    for _ in range(5):
+        approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
+    assert approvals.get(pending.id) is pending
+    with pytest.raises(ApprovalError):
+        approvals.get("a2")
+    assert approvals.get("a6").state is ApprovalState.APPROVED
