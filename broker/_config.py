@@ -17,16 +17,30 @@ DEFAULT_ENDPOINT: Final = "tcp://127.0.0.1:37520"
 ENV_BUS: Final = "XIVMCP_BUS"
 
 HEARTBEAT_INTERVAL: Final = 0.5
-"""Seconds between heartbeats, both ways. Any message counts as one."""
+"""Seconds between heartbeats, both ways, and between a process's liveness beacons (`Alive`).
+Any message counts as one."""
 PEER_TIMEOUT: Final = 2.0
-"""A peer (or the broker) not heard from for this long is dead: well within 3 s."""
+"""A peer (or the broker) not heard from for this long is dead (B2: a frozen process is noticed
+past this window). A process whose connection closes (killed, exited) is noticed sooner: the
+broker probes its identity at once (`Router.probe`)."""
 MAX_PAYLOAD: Final = 1024 * 1024
 MAX_ARGS: Final = 8
 MAX_GATE_NAME: Final = 200
-MAX_IN_FLIGHT: Final = 4096
+MAX_IN_FLIGHT: Final = 8192
+"""Calls one process may have waiting at the broker, to all providers together (B6)."""
+MAX_IN_FLIGHT_PER_PROVIDER: Final = 1024
+"""Calls one process may have waiting on one provider: a hung provider holds at most this many
+of a caller's calls, so the caller's calls to every other process still go through (B6)."""
+MAX_GATES_PER_PEER: Final = 512
+"""Gates one process may provide (a func, an action or both on one name count once) (B7). The
+host's contract has a few dozen gates and a plugin a handful: 512 leaves room for any real
+process and keeps one runaway loop from filling the broker's table and every peer's mirror."""
+MAX_SUBSCRIPTIONS_PER_PEER: Final = 1024
+"""Message subscriptions one process may hold, each `subscribe()` counted (B7)."""
 
-GATE_NAME_RE: Final = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$")
-PEER_NAME_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+GATE_NAME_RE: Final = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
+"""Matched with `fullmatch`: `match` with `$` would let a trailing newline through."""
+PEER_NAME_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +50,9 @@ class BrokerConfig:
     peer_timeout: float = PEER_TIMEOUT
     max_payload: int = MAX_PAYLOAD
     max_in_flight: int = MAX_IN_FLIGHT
+    max_in_flight_per_provider: int = MAX_IN_FLIGHT_PER_PROVIDER
+    max_gates_per_peer: int = MAX_GATES_PER_PEER
+    max_subscriptions_per_peer: int = MAX_SUBSCRIPTIONS_PER_PEER
     allow_remote: bool = False
     """Bind a non-loopback address. Off by default: the bus has no authentication."""
 
@@ -72,7 +89,7 @@ def check_gate_name(name: str) -> str | None:
         return "A gate name may not be empty."
     if len(name) > MAX_GATE_NAME:
         return f"The gate name {name[:40]!r}… is {len(name)} characters; the bus allows {MAX_GATE_NAME}."
-    if not GATE_NAME_RE.match(name):
+    if not GATE_NAME_RE.fullmatch(name):
         return (
             f"The gate name {name!r} has characters the bus does not carry: use letters, digits "
             "and '_' in dot-separated parts, such as 'MyPlugin.XivMcp.Invoke'."
@@ -82,7 +99,7 @@ def check_gate_name(name: str) -> str | None:
 
 def check_peer_name(name: str) -> str | None:
     """Return why `name` is not a valid InternalName, or None."""
-    if not PEER_NAME_RE.match(name):
+    if not PEER_NAME_RE.fullmatch(name):
         return (
             f"{name!r} is not a valid InternalName: use 1-64 letters, digits or '_', "
             "starting with a letter, such as 'MyPlugin'."

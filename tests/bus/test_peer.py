@@ -55,6 +55,22 @@ async def test_connect_with_an_invalid_name_raises_refused_error() -> None:
 
 
 @pytest.mark.asyncio
+async def test_connect_with_a_name_ending_in_a_newline_is_refused(thread_broker: broker.Broker) -> None:
+    with pytest.raises(broker.IpcRefusedError, match=r"'MyPlugin\\n' is not a valid InternalName"):
+        async with broker.connect(thread_broker.endpoint, "MyPlugin\n"):
+            pass
+
+
+@pytest.mark.asyncio
+async def test_gate_names_ending_in_a_newline_are_refused(thread_broker: broker.Broker) -> None:
+    async with broker.connect(thread_broker.endpoint, "MyPlugin") as pi:
+        with pytest.raises(broker.IpcRefusedError, match="has characters the bus does not carry"):
+            pi.get_ipc_subscriber("MyPlugin.Echo\n")
+        with pytest.raises(broker.IpcRefusedError, match="has characters the bus does not carry"):
+            pi.get_ipc_provider("MyPlugin.Echo\n", params=(str,), returns=str)
+
+
+@pytest.mark.asyncio
 async def test_connect_without_a_broker_raises_disconnected_error(free_endpoint: str) -> None:
     with pytest.raises(broker.IpcDisconnectedError, match=r"No broker answered at .* within 0\.2 s"):
         async with broker.connect(free_endpoint, "Lonely", connect_timeout=0.2):

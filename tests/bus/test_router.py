@@ -117,6 +117,22 @@ def test_hello_with_an_invalid_name_is_refused(bus: Bus) -> None:
     assert "'not valid!' is not a valid InternalName" in refused.error.message
 
 
+def test_hello_with_a_name_ending_in_a_newline_is_refused(bus: Bus) -> None:
+    refused = only(bus.hello(A, "MyPlugin\n"), kind=w.Refused).msg
+    assert isinstance(refused, w.Refused)
+    assert "'MyPlugin\\n' is not a valid InternalName" in refused.error.message
+    assert bus.router.peers == []
+
+
+def test_provide_and_subscribe_of_a_gate_name_ending_in_a_newline_are_refused(bus: Bus) -> None:
+    bus.hello(A, "Prov")
+    for msg in (w.Provide(gate="Prov.Echo\n", kind="func"), w.Subscribe(gate="Prov.Echo\n")):
+        [notice] = bus.send(A, msg)
+        assert isinstance(notice.msg, w.Notice) and notice.msg.error.kind == "IpcRefusedError"
+        assert "The gate name 'Prov.Echo\\n' has characters the bus does not carry" in notice.msg.error.message
+    assert bus.router.gate_info("Prov.Echo\n") is None and bus.router.gate_info("Prov.Echo") is None
+
+
 def test_provide_announces_the_gate_to_every_peer(bus: Bus) -> None:
     bus.hello(A, "Prov")
     bus.hello(B, "Caller")
