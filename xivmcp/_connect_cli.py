@@ -27,6 +27,10 @@ TOKEN_ENV = "XIVMCP_TOKEN"
 CHECK_SECONDS = 3.0
 PLACEHOLDER = "TOKEN"
 
+# B8: the token goes to the loopback endpoint directly, never through an HTTP proxy of the
+# environment (HTTP_PROXY and friends would otherwise see the bearer token in the clear).
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("connect", parents=[common], help="how AI apps connect to XIV MCP, and whether it answers")
@@ -139,7 +143,7 @@ def check_endpoint(url: str, token: str | None, timeout: float = CHECK_SECONDS) 
         headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _DIRECT.open(request, timeout=timeout) as response:
             reply = json.loads(response.read() or b"{}")
             session = response.headers.get("Mcp-Session-Id")
     except urllib.error.HTTPError as exc:
@@ -167,7 +171,7 @@ def check_endpoint(url: str, token: str | None, timeout: float = CHECK_SECONDS) 
 def _end_session(url: str, token: str | None, session: str, timeout: float) -> None:
     headers = {"Mcp-Session-Id": session, **({"Authorization": f"Bearer {token}"} if token else {})}
     try:
-        urllib.request.urlopen(urllib.request.Request(url, headers=headers, method="DELETE"), timeout=timeout).close()
+        _DIRECT.open(urllib.request.Request(url, headers=headers, method="DELETE"), timeout=timeout).close()
     except (urllib.error.URLError, OSError):
         pass
 

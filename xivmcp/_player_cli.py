@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from broker import connect
-from gates.host import PLAYER_GATE, PluginsReport, read_player_key
+from gates.host import PLAYER_KEY_FILE, NotYourHostError, PlayerClient, PluginsReport
 
 from ._common import cli_peer_name, print_err, run_async
 
@@ -31,8 +31,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     command("plugins", "each plugin: state, tools, capability modes, what it awaits", lambda a: {"cmd": "plugins"})
     for name, cmd, text in (
         ("enable", "enable", "enable a plugin (its tools may run)"),
-        ("keep-disabled", "keep_disabled", "keep a plugin disabled (not asked again until it grows)"),
         ("consent", "consent", "accept a plugin's grown registration"),
+    ):
+        p = command(name, text, lambda a, cmd=cmd: {"cmd": cmd, "plugin": a.plugin, "digest": a.digest})
+        p.add_argument("plugin", help="the plugin's InternalName")
+        p.add_argument(
+            "--digest",
+            default=None,
+            help="the registration digest `xivmcp plugins` showed you (default: the registration shown now)",
+        )
+    for name, cmd, text in (
+        ("keep-disabled", "keep_disabled", "keep a plugin disabled (not asked again until it grows)"),
         ("lift", "lift", "lift a plugin's suspension"),
     ):
         p = command(name, text, lambda a, cmd=cmd: {"cmd": cmd, "plugin": a.plugin})
@@ -99,17 +108,26 @@ def _arguments(text: str) -> dict[str, Any]:
 
 
 def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
-    try:
-        key = read_player_key(Path(args.data_dir))
-    except FileNotFoundError as exc:
-        print_err(str(exc))
+    data_dir = Path(args.data_dir)
+    if not (data_dir / PLAYER_KEY_FILE).exists():
+        print_err(
+            f"No player key at {data_dir / PLAYER_KEY_FILE}: start the host once with this data dir "
+            f"(`xivmcp up --data-dir {data_dir}`)."
+        )
         return 2
 
     async def run() -> int:
         async with connect(args.bus, cli_peer_name()) as pi:
-            gate = pi.get_ipc_subscriber(PLAYER_GATE)
-            text = await gate.invoke_func(key, json.dumps(command))
-        reply: dict[str, Any] = json.loads(text)
+            player = PlayerClient.for_data_dir(pi, data_dir)
+            fields = {k: v for k, v in command.items() if k != "cmd"}
+            try:
+                if command["cmd"] in ("enable", "consent"):
+                    reply = await player.enable(fields["plugin"], fields["digest"], cmd=command["cmd"])
+                else:
+                    reply = await player.command(command["cmd"], **fields)
+            except NotYourHostError as exc:
+                print_err(str(exc))
+                return 2
         if not reply.get("ok"):
             print_err(str(reply.get("error")))
             return 1
@@ -151,7 +169,7 @@ def _print_plugins(report: PluginsReport) -> None:
         print("no third-party plugins yet")
     for card in report.plugins:
         connected = "connected" if card.connected else "not connected"
-        print(f"{card.name}: {card.state} ({connected})")
+        print(f"{card.name}: {card.state} ({connected}; registration {card.digest})")
         if card.suspend_reason:
             print(f"  suspended: {card.suspend_reason}")
         if card.awaits is not None:

@@ -15,12 +15,12 @@ from ._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind
 from ._audit import AUDIT_FILENAME, AuditEntry, AuditKind
 from ._calls import CANCEL_GRACE, PICKUP_LIMIT, CallOutcome
 from ._clock import Clock, ManualClock, SystemClock
-from ._config import HostConfig
-from ._desk import read_player_key
+from ._config import HostConfig, HostLimits
 from ._errors import ApprovalError, DependencyError, SettingError, StoreError
 from ._host import Host
 from ._offer import OfferedTool
-from ._player_protocol import PLAYER_GATE, PLAYER_KEY_FILE
+from ._player_client import NotYourHostError, PlayerClient, read_player_key
+from ._player_protocol import PLAYER_GATE, PLAYER_HELLO_GATE, PLAYER_KEY_FILE
 from ._report import Awaits, PluginCard, PluginsReport, ToolCard
 from ._running import host_running
 from ._secrets import read_secret, secret
@@ -31,6 +31,7 @@ __all__ = [
     "CANCEL_GRACE",
     "PICKUP_LIMIT",
     "PLAYER_GATE",
+    "PLAYER_HELLO_GATE",
     "PLAYER_KEY_FILE",
     "Approval",
     "ApprovalError",
@@ -43,8 +44,11 @@ __all__ = [
     "DependencyError",
     "Host",
     "HostConfig",
+    "HostLimits",
     "ManualClock",
+    "NotYourHostError",
     "OfferedTool",
+    "PlayerClient",
     "PluginCard",
     "PluginsReport",
     "SettingError",

@@ -17,7 +17,6 @@ happen on the event loop's thread (from another thread, go through ``anyio.from_
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,14 +31,17 @@ from ._audit import AuditKind, AuditLog
 from ._clock import Clock, SystemClock
 from ._decision import Allow, Ask, Decision, Deny
 from ._errors import ApprovalError
+from ._ids import IdMaker
 from ._listeners import Listeners
 
-__all__ = ["APPROVAL_TIMEOUT", "SUMMARY_LIMIT", "Approval", "ApprovalKind", "Approvals"]
+__all__ = ["APPROVAL_TIMEOUT", "PLUGIN_LEFT", "SUMMARY_LIMIT", "Approval", "ApprovalKind", "Approvals"]
 
 APPROVAL_TIMEOUT: Final = 120.0
 """Seconds an approval window stays open before it counts as declined."""
 
 SUMMARY_LIMIT: Final = 200
+PLUGIN_LEFT: Final = "plugin_left"
+"""The reason of an approval withdrawn because its plugin left the bus."""
 
 
 class ApprovalKind(Enum):
@@ -80,12 +82,15 @@ class Approvals:
         timeout: float = APPROVAL_TIMEOUT,
         audit: AuditLog | None = None,
         keep: int = 1024,
+        tag: str | None = None,
+        max_pending_per_plugin: int = 16,
     ) -> None:
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._timeout = timeout
         self._audit = audit
         self._keep = keep
-        self._ids = itertools.count(1)
+        self._ids = IdMaker("a", tag)
+        self._max_pending = max_pending_per_plugin
         self._approvals: dict[str, Approval] = {}
         self._events: dict[str, anyio.Event] = {}
         self._listeners: Listeners[Approval] = Listeners("approval request")
@@ -114,7 +119,12 @@ class Approvals:
         summary = summary[:SUMMARY_LIMIT]
         now = self._clock.now()
         with self._lock:
-            approval_id = f"a{next(self._ids)}"
+            if isinstance(decision, Ask) and self._pending_of(plugin) >= self._max_pending:
+                raise ApprovalError(
+                    f"{plugin} already has {self._max_pending} approvals waiting for the player, the most XIV MCP "
+                    "keeps open for one plugin; wait for their answers before asking again."
+                )
+            approval_id = self._ids.next()
             match decision:
                 case Allow(reason=reason):
                     state, deadline, flagged = ApprovalState.APPROVED, None, False
@@ -147,7 +157,22 @@ class Approvals:
         with self._lock:
             approval = self._approvals.get(approval_id)
         if approval is None:
-            raise ApprovalError(f"No approval {quote(approval_id)}. Use the approvalId RequestApproval returned.")
+            if not self._ids.issued_here(approval_id):
+                raise ApprovalError(
+                    f"No approval {quote(approval_id)}: this XIV MCP never asked it (an approval of an XIV MCP "
+                    "that has since restarted, or an id made up)."
+                )
+            raise ApprovalError(f"No approval {quote(approval_id)}: it was decided long ago and forgotten.")
+        return approval
+
+    def get_for(self, plugin: str, approval_id: str) -> Approval:
+        """`GetApproval`: a plugin sees only its own approvals (another's is as if unknown)."""
+        approval = self.get(approval_id)
+        if approval.plugin != plugin:
+            raise ApprovalError(
+                f"No approval {quote(approval_id)} of {plugin}: a plugin can only look up the approvals "
+                "it asked for (use the approvalId RequestApproval returned to you)."
+            )
         return approval
 
     def state(self, approval_id: str) -> ApprovalState:
@@ -167,7 +192,7 @@ class Approvals:
                 )
             state = ApprovalState.DENIED if answer is Answer.DECLINE else ApprovalState.APPROVED
             self._decide(approval, state, answer, "answered")
-        self._audit_line(approval)
+        self._audit_line(approval, sync=True)  # the player's answer: on disk before it takes effect
         return approval
 
     def withdraw(self, approval_id: str, reason: str = "withdrawn") -> Approval:
@@ -179,6 +204,17 @@ class Approvals:
             self._decide(approval, ApprovalState.DENIED, None, reason)
         self._audit_line(approval)
         return approval
+
+    def _pending_of(self, plugin: str) -> int:
+        return sum(1 for a in self._approvals.values() if a.plugin == plugin and a.state is ApprovalState.PENDING)
+
+    def withdraw_of(self, plugin: str, reason: str) -> int:
+        """Closes every pending approval of `plugin` (it left the bus); returns how many."""
+        with self._lock:
+            mine = [a for a in self._approvals.values() if a.plugin == plugin and a.state is ApprovalState.PENDING]
+        for approval in mine:
+            self.withdraw(approval.id, reason)
+        return len(mine)
 
     def expire_due(self) -> tuple[Approval, ...]:
         """Declines every pending approval whose window has closed; returns them."""
@@ -218,7 +254,7 @@ class Approvals:
         for key in decided[: max(0, len(self._approvals) - self._keep)]:
             del self._approvals[key]
 
-    def _audit_line(self, approval: Approval) -> None:
+    def _audit_line(self, approval: Approval, *, sync: bool = False) -> None:
         if self._audit is None:
             return
         details: dict[str, object] = {
@@ -233,5 +269,5 @@ class Approvals:
         if approval.answer is not None:
             details["answer"] = approval.answer.value
         self._audit.record(
-            AuditKind.APPROVAL, approval.plugin, approval.tool, flagged=approval.flagged, details=details
+            AuditKind.APPROVAL, approval.plugin, approval.tool, flagged=approval.flagged, details=details, sync=sync
         )

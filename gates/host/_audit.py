@@ -1,10 +1,16 @@
 """The audit log: every call, decision, approval, registration and suspension, one JSON object a line (T2, A4).
 
-The file is ``DATA_DIR/audit.jsonl`` and only ever appended to. Each line is written with a single
-``write`` on a file opened with ``O_APPEND`` and then ``fsync``-ed before :meth:`AuditLog.record`
-returns, so an entry the host has acted on is on disk. A crash can still leave a torn last line;
-:meth:`AuditLog.tail` skips lines that do not decode, and the next entry after a restart starts on
-a fresh line.
+The file is ``DATA_DIR/audit.jsonl`` (mode 0600) and only ever appended to. Each line is written
+with a single ``write`` on a file opened with ``O_APPEND``, so it is in the operating system at
+once. The player's decisions are ``fsync``-ed before :meth:`AuditLog.record` returns; what plugins
+and calls cause (calls, registrations, approval requests) reaches the disk by group commit within
+`BATCH_SECONDS`, so no peer makes the host wait for the disk once per event (B7). A crash can
+still leave a torn last line; :meth:`AuditLog.tail` skips lines that do not decode, and the next
+entry after a restart starts on a fresh line.
+
+The log is bounded (B7): past `max_bytes` the file is rotated to ``audit.jsonl.1`` (the older
+ones shift to ``.2``, ``.3``, …) and `keep` rotated files are kept; :meth:`AuditLog.tail` reads
+across them.
 
 A line looks like::
 
@@ -26,8 +32,9 @@ from typing import Any, Final
 import msgspec
 
 from ._listeners import Listeners
+from ._secrets import owner_only_file
 
-__all__ = ["AUDIT_FILENAME", "AuditEntry", "AuditKind", "AuditLog", "utc_stamp"]
+__all__ = ["AUDIT_FILENAME", "KEEP", "MAX_BYTES", "AuditEntry", "AuditKind", "AuditLog", "utc_stamp"]
 
 AUDIT_FILENAME: Final = "audit.jsonl"
 _BLOCK: Final = 64 * 1024
@@ -70,8 +77,13 @@ _encoder: Final = msgspec.json.Encoder()
 _decoder: Final = msgspec.json.Decoder(AuditEntry)
 
 BATCH_SECONDS: Final = 0.05
-"""How long a call's line may wait for its fsync (see `AuditLog.record`)."""
-_BATCHED: Final = frozenset({AuditKind.CALL, AuditKind.DECISION})
+"""How long a batched line may wait for its fsync (see `AuditLog.record`)."""
+MAX_BYTES: Final = 16 * 1024 * 1024
+"""The size past which the log is rotated."""
+KEEP: Final = 3
+"""How many rotated files (``audit.jsonl.1`` …) are kept."""
+_AT_ONCE: Final = frozenset({AuditKind.CONSENT, AuditKind.SETTING, AuditKind.SUSPENSION})
+"""What the player decides (and suspensions): on disk before `record` returns."""
 
 
 class AuditLog:
@@ -83,22 +95,53 @@ class AuditLog:
         *,
         wall_clock: Callable[[], datetime] = _system_now,
         fsync: bool = True,
+        max_bytes: int = MAX_BYTES,
+        keep: int = KEEP,
     ) -> None:
         self.path = Path(path)
         self._wall_clock = wall_clock
         self._fsync = fsync
+        self._max_bytes = max_bytes
+        self._keep = keep
         self._lock = threading.Lock()
         """Held to write a line: never while the syncer waits for the disk."""
         self._sync_lock = threading.Lock()
         """Held by the syncer's fsync and by `close`, so the file is not closed under an fsync."""
         self._listeners: Listeners[AuditEntry] = Listeners("audit line")
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = self._open()
         self._start_on_fresh_line()
+        self._size = os.fstat(self._fd).st_size
         self._unsynced = threading.Event()
         self._syncer: threading.Thread | None = None
         if fsync:
             self._syncer = threading.Thread(target=self._sync_soon, name="xivmcp-audit-fsync", daemon=True)
             self._syncer.start()
+
+    def _open(self) -> int:
+        owner_only_file(self.path)  # a log written by an older version may be world-readable
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def _rotate(self) -> None:
+        """Called with both locks held: audit.jsonl becomes .1, .1 becomes .2, …; the oldest goes."""
+        if self._fsync:
+            os.fsync(self._fd)
+        os.close(self._fd)
+        oldest = self.rotated(self._keep)
+        oldest.unlink(missing_ok=True)
+        for index in range(self._keep - 1, 0, -1):
+            older = self.rotated(index)
+            if older.exists():
+                older.replace(self.rotated(index + 1))
+        if self._keep > 0:
+            self.path.replace(self.rotated(1))
+        else:
+            self.path.unlink(missing_ok=True)
+        self._fd = self._open()
+        self._size = 0
+
+    def rotated(self, index: int) -> Path:
+        """The path of the `index`-th rotated file (1 is the newest)."""
+        return self.path.with_name(f"{self.path.name}.{index}")
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, **options: Any) -> AuditLog:
@@ -146,13 +189,14 @@ class AuditLog:
         *,
         flagged: bool = False,
         details: Mapping[str, Any] | None = None,
+        sync: bool | None = None,
     ) -> AuditEntry:
         """Appends one entry and returns it.
 
-        The line is in the operating system at once (our process may crash; the line stays). A
-        decision, approval or setting is on disk before this returns; the lines of calls, the
-        frequent kind, reach the disk within `BATCH_SECONDS`, all of a moment's calls with one
-        fsync, so no call waits for the disk on the event loop.
+        The line is in the operating system at once (our process may crash; the line stays).
+        With `sync` (default: for consent, settings and suspensions, what the player decides) it
+        is on disk before this returns; otherwise it reaches the disk within `BATCH_SECONDS`, with
+        every other line of that moment in one fsync, so no call or plugin waits for the disk.
         """
         entry = AuditEntry(
             time=utc_stamp(self._wall_clock()),
@@ -163,24 +207,41 @@ class AuditLog:
             details=dict(details or {}),
         )
         line = _encoder.encode(entry) + b"\n"
+        at_once = kind in _AT_ONCE if sync is None else sync
+        if self._size + len(line) > self._max_bytes and self._size > 0:
+            with self._sync_lock, self._lock:
+                if self._fd >= 0 and self._size + len(line) > self._max_bytes:
+                    self._rotate()
         with self._lock:
             if self._fd < 0:
                 raise ValueError(f"The audit log {self.path} is closed.")
             os.write(self._fd, line)
+            self._size += len(line)
             if self._fsync:
-                if kind in _BATCHED:
-                    self._unsynced.set()
-                else:
+                if at_once:
                     os.fsync(self._fd)
+                else:
+                    self._unsynced.set()
         self._listeners.emit(entry)
         return entry
 
     def tail(self, n: int = 100, plugin: str | None = None) -> list[AuditEntry]:
         """The last ``n`` entries (of one plugin, if given), oldest first; lines that don't decode are skipped."""
-        if n <= 0 or not self.path.exists():
-            return []
         newest_first: list[AuditEntry] = []
-        with self.path.open("rb") as f:
+        for path in (self.path, *(self.rotated(i) for i in range(1, self._keep + 1))):
+            if len(newest_first) >= n:
+                break
+            try:
+                self._tail_of(path, n, plugin, newest_first)
+            except FileNotFoundError:
+                continue  # rotated meanwhile, or never there
+        newest_first.reverse()
+        return newest_first
+
+    @staticmethod
+    def _tail_of(path: Path, n: int, plugin: str | None, newest_first: list[AuditEntry]) -> None:
+        """Add `path`'s entries to `newest_first`, newest first, until it holds `n`."""
+        with path.open("rb") as f:
             position = f.seek(0, os.SEEK_END)
             carry = b""
             while position > 0 and len(newest_first) < n:
@@ -194,10 +255,8 @@ class AuditLog:
                     entry = _parse(raw)
                     if entry is not None and (plugin is None or entry.plugin == plugin):
                         newest_first.append(entry)
-                        if len(newest_first) == n:
-                            break
-        newest_first.reverse()
-        return newest_first
+                        if len(newest_first) >= n:
+                            return
 
     def _start_on_fresh_line(self) -> None:
         size = os.fstat(self._fd).st_size

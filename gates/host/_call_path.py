@@ -15,7 +15,7 @@ import anyio
 
 from gates.contract import HOST_NAME, ApprovalState, ToolDefinition, encode_json, find_capability, quote
 
-from ._approvals import ApprovalKind
+from ._approvals import PLUGIN_LEFT, ApprovalKind
 from ._audit import AuditKind
 from ._calls import CallOutcome, PluginCalls
 from ._core_tools import CoreTools
@@ -84,6 +84,12 @@ class CallPath:
             raise
         if decided.state is ApprovalState.APPROVED:
             return Allow("approved")
+        if decided.reason == PLUGIN_LEFT:
+            return Deny(
+                f"{owner} left the bus while the player was asked to approve {definition.name} "
+                f"({approval.id}); nothing was run. Try again once it is back.",
+                reason="plugin_left",
+            )
         how = "did not answer within two minutes" if decided.reason == "expired" else "declined it"
         return Deny(
             f"The player was asked to approve {definition.name} ({approval.id}) and {how}; nothing was run. "

@@ -41,6 +41,7 @@ from gates.contract import (
 )
 
 from ._clock import Clock
+from ._ids import IdMaker
 
 log = logging.getLogger("gates.calls")
 
@@ -88,6 +89,9 @@ class _Call:
     told: CallOutcome | None = None
     """What the caller was told when XIV MCP stopped waiting for Invoke (P7); the call itself
     still ends with the plugin's CompleteCall / FailCall, or with the two minutes after Cancel."""
+    invoke_scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    """The host's own wait for the plugin's Invoke reply: cancelled once XIV MCP stops waiting
+    for it (P7, or the grace after a Cancel is over), which frees the call at the broker (B6)."""
 
     def finish(self, outcome: CallOutcome) -> bool:
         if self.outcome is not None:
@@ -108,6 +112,7 @@ class PluginCalls:
         on_finished: Callable[[str, str, str, CallOutcome], None] | None = None,
         cancel_grace: float = CANCEL_GRACE,
         pickup_limit: float = PICKUP_LIMIT,
+        tag: str | None = None,
     ) -> None:
         self._pi = pi
         self._tg = task_group
@@ -116,7 +121,7 @@ class PluginCalls:
         self._grace = cancel_grace
         self._pickup = pickup_limit
         self._calls: dict[str, _Call] = {}
-        self._next = 0
+        self._ids = IdMaker("c", tag)
         self._gates: dict[str, tuple[CallGateSubscriber, CallGateSubscriber]] = {}
         """Each plugin's Invoke and Cancel gates, named and checked once (not on every call)."""
 
@@ -150,8 +155,7 @@ class PluginCalls:
         gives up while Invoke is still running (a quick tool's result then ends the call at once).
         An Invoke that does not reply within the pickup limit ends the wait with a message (P7).
         """
-        self._next += 1
-        call = _Call(f"c{self._next}", owner, tool, on_progress, self._clock.now() + self._pickup)
+        call = _Call(self._ids.next(), owner, tool, on_progress, self._clock.now() + self._pickup)
         self._calls[call.id] = call
         self._tg.start_soon(self._invoke, call, args_json)
         try:
@@ -166,11 +170,15 @@ class PluginCalls:
         return call.outcome
 
     async def _invoke(self, call: _Call, args_json: str) -> None:
-        try:
-            outcome = await self._invoke_plugin(call, args_json)
-        except Exception as exc:  # a task of the host: a bug here must not take the host down
-            log.exception("calling %s of %s failed", call.tool, call.owner)
-            outcome = CallOutcome(error=f"{type(exc).__name__}: {exc}")
+        outcome: CallOutcome | None = None
+        with call.invoke_scope:
+            try:
+                outcome = await self._invoke_plugin(call, args_json)
+            except Exception as exc:  # a task of the host: a bug here must not take the host down
+                log.exception("calling %s of %s failed", call.tool, call.owner)
+                outcome = CallOutcome(error=f"{type(exc).__name__}: {exc}")
+        if call.invoke_scope.cancelled_caught:
+            return  # XIV MCP stopped waiting for this Invoke; the call ended (or ends) otherwise
         call.pickup_deadline = None
         if call.told is not None:
             log.warning(
@@ -259,9 +267,14 @@ class PluginCalls:
             raise RefusedError("'callId' is required: the id of the call you got in Invoke.")
         call = self._calls.get(call_id)
         if call is None or call.outcome is not None:
+            if not self._ids.issued_here(call_id):
+                raise RefusedError(
+                    f"No call {quote(call_id)}: this XIV MCP never started it (a call of an XIV MCP that has "
+                    "since restarted, or an id made up). Use the callId your Invoke was given."
+                )
             raise RefusedError(
-                f"There is no pending call {quote(call_id)}: it already finished, was never started, or XIV MCP "
-                "stopped waiting for it (two minutes after a Cancel)."
+                f"No call {quote(call_id)}: it already finished, or XIV MCP stopped waiting for it "
+                "(two minutes after a Cancel)."
             )
         if call.owner != caller:
             raise RefusedError(
@@ -319,6 +332,7 @@ class PluginCalls:
                         "%s did not finish cancelled call %s of %s within two minutes", call.owner, call.id, call.tool
                     )
                     call.finish(call.told or CallOutcome(error=CANCELLED))
+                    call.invoke_scope.cancel()
                     self._forget(call)
             elif call.pickup_deadline is not None and call.pickup_deadline <= now:
                 self._not_picked_up(call)
@@ -332,4 +346,5 @@ class PluginCalls:
             "its framework loop seems blocked. Nothing is known to have run; try again later."
         )
         self._cancel(call)
+        call.invoke_scope.cancel()  # its late reply would be ignored: stop waiting for it (B6)
         call.done.set()

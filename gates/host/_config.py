@@ -6,10 +6,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-__all__ = ["DEFAULT_TICK", "HostConfig"]
+__all__ = ["DEFAULT_TICK", "HostConfig", "HostLimits"]
 
 DEFAULT_TICK: Final = 0.25
 """How often deadlines (approval windows, cancelled calls, P7) are checked, in real seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostLimits:
+    """The host's bounds (B7): no plugin makes it keep or do more than these. Each refusal says which."""
+
+    max_tools_per_plugin: int = 256
+    """Tools one plugin may have registered at once (the real host's plugins have a few dozen)."""
+    max_description: int = 4096
+    """Characters of a tool's description: what the assistant reads, so a paragraph, not a manual."""
+    max_schema_bytes: int = 64 * 1024
+    """Bytes of a tool's inputSchema, as JSON."""
+    max_pending_approvals: int = 16
+    """Approvals one plugin may have waiting for the player at once."""
+    max_capability_text: int = 64
+    """Characters of an approval request's capability kept (longer ones are no capability id anyway)."""
+    audit_max_bytes: int = 16 * 1024 * 1024
+    """The audit log's size before it is rotated to audit.jsonl.1."""
+    audit_keep: int = 3
+    """Rotated audit files kept (audit.jsonl.1 to .3)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,3 +46,4 @@ class HostConfig:
     """Use a manual clock that only `advance_clock` moves (tests only)."""
     tick: float = DEFAULT_TICK
     """How often deadlines are checked, in real seconds."""
+    limits: HostLimits = field(default_factory=HostLimits)

@@ -2,7 +2,8 @@
 
 In the game only the player clicks that window; here only a process that can read the player
 key (`DATA_DIR/player.key`, mode 0600, written by the host at start) can use the gate, so a
-plugin on the bus cannot enable itself or approve its own calls.
+plugin on the bus cannot enable itself or approve its own calls. The key is proven by challenge
+and response (`_player_auth.py`), never sent.
 
 `call` stands in for an AI app: when the process that sent it leaves the bus before the answer
 (killed, or gave up), the call is abandoned as an app giving up would: the plugin gets Cancel
@@ -12,18 +13,18 @@ little for one to be asked (`xivmcp approvals --wait SECONDS`), so scripts need 
 
 from __future__ import annotations
 
-import hmac
-from pathlib import Path
 from typing import Any, Final
 
 import anyio
 import anyio.abc
 
 from broker import current_caller
-from gates.contract import encode_json, error_reply, exception_reply
+from gates.contract import RefusedError, encode_json, error_reply, exception_reply, ok_reply
 
 from ._audit import AuditEntry
+from ._clock import SystemClock
 from ._host import Host
+from ._player_auth import Challenges, PlayerHelloReply, decode_player_auth, host_proof
 from ._player_protocol import (
     PLAYER_KEY_FILE,
     AdvanceClock,
@@ -39,14 +40,12 @@ from ._player_protocol import (
     SetMode,
     decode_player_command,
 )
-from ._secrets import read_secret, secret
+from ._secrets import secret
 
+MAX_NONCE: Final = 128
+"""The longest client nonce `XivMcp.PlayerHello` takes."""
 MAX_WAIT: Final = 60.0
 """The longest a player command waits for something to happen (`approvals --wait`), in seconds."""
-
-
-def read_player_key(data_dir: Path) -> str:
-    return read_secret(data_dir / PLAYER_KEY_FILE, "player key")
 
 
 class PlayerDesk:
@@ -55,22 +54,39 @@ class PlayerDesk:
     def __init__(self, host: Host, task_group: anyio.abc.TaskGroup) -> None:
         self.host = host
         self._key = secret(host.config.data_dir / PLAYER_KEY_FILE, "player key")
+        self._challenges = Challenges(SystemClock())  # real time: a nonce's lifetime is no test's business
         self._tg = task_group
         self._running: dict[str, set[anyio.CancelScope]] = {}
         """The commands under way, by the InternalName of the process that sent them."""
         self._approval_asked = anyio.Event()
         host.approvals.on_request(lambda _: self._approval_asked.set())
 
-    async def handle(self, key: str | None, command_json: str | None) -> str:
-        if not key or not hmac.compare_digest(key.encode(), self._key.encode()):
+    def hello(self, client_nonce: str | None) -> str:
+        """`XivMcp.PlayerHello`: prove this host knows the key, and hand out a nonce for one command."""
+        if not client_nonce or len(client_nonce) > MAX_NONCE:
             return error_reply(
-                "Only the player can use XivMcp.Player: pass the key from player.key in XIV MCP's data dir."
+                f"XivMcp.PlayerHello takes a random nonce of 1 to {MAX_NONCE} characters "
+                "(the xivmcp commands send one)."
+            )
+        reply = PlayerHelloReply(nonce=self._challenges.issue(), proof=host_proof(self._key, client_nonce))
+        return ok_reply(reply)
+
+    async def handle(self, auth_json: str | None, command_json: str | None) -> str:
+        command_json = command_json or ""
+        try:
+            auth = decode_player_auth(auth_json or "")
+        except RefusedError:
+            auth = None
+        if auth is None or not self._challenges.redeem(self._key, auth, command_json):
+            return error_reply(
+                "Only the player can use XivMcp.Player: ask XivMcp.PlayerHello for a nonce and prove the key "
+                "from player.key in XIV MCP's data dir (the xivmcp commands do this; the key itself is never sent)."
             )
         caller = current_caller()
         with anyio.CancelScope() as scope:
             self._running.setdefault(caller, set()).add(scope)
             try:
-                return encode_json({"ok": True, **await self._run(command_json or "")})
+                return encode_json({"ok": True, **await self._run(command_json)})
             except Exception as exc:
                 return exception_reply(exc)
             finally:
@@ -101,8 +117,8 @@ class PlayerDesk:
         match command:
             case ListPlugins():
                 return {"plugins": host.reports.cards()}
-            case EnablePlugin(plugin=plugin) | ConsentPlugin(plugin=plugin):
-                return {"plugin": plugin, "state": host.player.enable(plugin).value}
+            case EnablePlugin(plugin=plugin, digest=digest) | ConsentPlugin(plugin=plugin, digest=digest):
+                return {"plugin": plugin, "state": host.player.enable(plugin, digest).value}
             case KeepDisabled(plugin=plugin):
                 return {"plugin": plugin, "state": host.player.keep_disabled(plugin).value}
             case LiftSuspension(plugin=plugin):

@@ -29,7 +29,7 @@ from gates.contract import (
 
 from ._desk import PlayerDesk
 from ._host import Host
-from ._player_protocol import PLAYER_GATE
+from ._player_protocol import PLAYER_GATE, PLAYER_HELLO_GATE
 from ._plugin_requests import check_owner
 
 __all__ = ["announce", "build_handlers", "provide_gates"]
@@ -71,7 +71,7 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
         return ok_reply(requests.request_approval(_caller(), call_id, request_json))
 
     def get_approval(approval_id: str | None) -> str:
-        return ok_reply(requests.get_approval(approval_id))
+        return ok_reply(requests.get_approval(_caller(), approval_id))
 
     def complete_call(call_id: str | None, result_json: str | None) -> str:
         host.calls.complete(_caller(), call_id or "", result_json)
@@ -118,6 +118,7 @@ def provide_gates(pi: PluginInterface, host: Host, desk: PlayerDesk) -> None:
         params = tuple(str | None for _ in signature.params)
         pi.get_ipc_provider(gate, params=params, returns=signature.returns).register_func(handlers[gate])
     pi.get_ipc_provider(PLAYER_GATE, params=(str | None, str | None), returns=str).register_func(desk.handle)
+    pi.get_ipc_provider(PLAYER_HELLO_GATE, params=(str | None,), returns=str).register_func(desk.hello)
 
 
 def announce(pi: PluginInterface, message: Message) -> None:

@@ -13,13 +13,13 @@ not know how gates are bound to the bus (`_gate_handlers.py`), how the player re
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import anyio.abc
 
 from broker import PluginInterface
 
-from ._approvals import Approvals
+from ._approvals import PLUGIN_LEFT, Approvals
 from ._audit import AuditLog
 from ._call_path import CallPath
 from ._calls import CallOutcome, PluginCalls
@@ -28,6 +28,7 @@ from ._config import HostConfig
 from ._core_definitions import CORE_DEFINITIONS
 from ._core_tools import CoreTools, ProgressFn
 from ._dependencies import DependencyBook
+from ._ids import process_tag
 from ._listeners import Listeners
 from ._offer import OfferedTools
 from ._player_actions import PlayerActions
@@ -36,31 +37,39 @@ from ._policy import Policies
 from ._registrations import Registrations
 from ._registry import RegistryChange, ToolRegistry
 from ._report import PluginReports
+from ._secrets import owner_only_dir
 from ._state import HostState
 from ._store import PolicyDatabase
 
-__all__ = ["Host"]
+__all__ = ["MAX_AWAY", "Host"]
+
+MAX_AWAY: Final = 4096
+"""How many departed plugins the host remembers, to say Ready when one comes back (B3, B7)."""
 
 
 class Host:
     """Everything the host keeps, wired together; `close()` stops running calls and closes the files."""
 
     def __init__(self, config: HostConfig, pi: PluginInterface, task_group: anyio.abc.TaskGroup) -> None:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        owner_only_dir(config.data_dir)  # B8: the decisions, the audit log and the secrets are the user's alone
         self.config = config
         self.pi = pi
         self.clock: Clock = ManualClock() if config.test_clock else SystemClock()
-        self.audit = AuditLog.in_dir(config.data_dir)
+        limits = config.limits
+        self.audit = AuditLog.in_dir(config.data_dir, max_bytes=limits.audit_max_bytes, keep=limits.audit_keep)
         self._db = PolicyDatabase.in_dir(config.data_dir)
         self.policies = Policies(self._db)
         self.registry = ToolRegistry(core=CORE_DEFINITIONS)
-        self.approvals = Approvals(self.clock, audit=self.audit)
+        tag = process_tag()  # B5: ids of this host process are never those of another
+        self.approvals = Approvals(
+            self.clock, audit=self.audit, tag=tag, max_pending_per_plugin=limits.max_pending_approvals
+        )
         self.dependencies = DependencyBook()
         self.registrations = Registrations(self.registry, self.policies)
         self.offered = OfferedTools(self.registry, self.policies)
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[None] = Listeners("host change")
-        self.calls = PluginCalls(pi, task_group, self.clock, on_finished=self._call_finished)
+        self.calls = PluginCalls(pi, task_group, self.clock, on_finished=self._call_finished, tag=tag)
         self.core_tools = CoreTools(
             pi=pi, registry=self.registry, offered=self.offered, reports=self.reports, call=self.call_tool
         )
@@ -72,8 +81,11 @@ class Host:
             calls=self.calls,
             connected=lambda: pi.peers,
             auto_enable=config.auto_enable,
+            limits=limits,
         )
         self.player = PlayerActions(state, clock=self.clock, expire_due=self.expire_due)
+        self._away: dict[str, None] = {}
+        """Plugins that left with tools registered, oldest first (at most `MAX_AWAY`)."""
         self.registry.on_change(self._registry_changed)
 
     def close(self) -> None:
@@ -104,11 +116,24 @@ class Host:
     # --- plugins coming and going ----------------------------------------------------------
 
     def plugin_left(self, name: str) -> None:
-        """Tools are offered only while their process is connected."""
+        """Tools are offered only while their process is connected; what it asked for goes with it."""
         self.calls.plugin_left(name)
         self.policies.clear_session(name)
+        self.dependencies.forget(name)
+        self.approvals.withdraw_of(name, PLUGIN_LEFT)
         if self.registry.tools_of(name):
             self.registry.unregister_all(name)
+            self._away[name] = None
+            while len(self._away) > MAX_AWAY:
+                del self._away[next(iter(self._away))]
+
+    def plugin_came_back(self, name: str) -> bool:
+        """A process joined the bus: True if it had tools here when it left (B3: say Ready, so a
+        raw plugin, which registers on Ready, registers again without code of its own)."""
+        if name not in self._away:
+            return False
+        del self._away[name]
+        return True
 
     def forget_disconnected(self) -> None:
         """After the bus came back: drop tools of plugins that are not connected (they re-register)."""

@@ -9,11 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gates.contract import CAPABILITY_IDS, Answer, ApprovalState, Mode, PluginState, RefusedError, quote
+from gates.contract import (
+    CAPABILITY_IDS,
+    Answer,
+    ApprovalState,
+    Mode,
+    PluginState,
+    RefusedError,
+    Risk,
+    find_capability,
+    quote,
+)
 
 from ._approvals import Approval, ApprovalKind
 from ._audit import AuditKind
 from ._clock import Clock, ManualClock
+from ._errors import SettingError
+from ._records import Registration, registration_digest
 from ._state import HostState
 
 __all__ = ["PlayerActions"]
@@ -40,18 +52,37 @@ class PlayerActions:
         self._clock = clock
         self._expire_due = expire_due
 
-    def enable(self, plugin: str) -> PluginState:
+    def enable(self, plugin: str, digest: str | None = None) -> PluginState:
+        """Enable (or consent again to) what the player was shown: with `digest`, exactly that
+        registration; one that grew since is refused, saying what is new."""
         shown = self._registrations.shown(plugin)
+        self._check_seen(plugin, shown, digest)
         self._policies.enable(plugin, shown, shown)
         self._audit.record(AuditKind.CONSENT, plugin, details={"tools": sorted(shown)})
         self._changed()
         return self._policies.state(plugin)
 
     def keep_disabled(self, plugin: str) -> PluginState:
+        # No digest needed: keeping a plugin disabled consents to nothing.
         self._policies.keep_disabled(plugin, self._registrations.shown(plugin))
         self._audit.record(AuditKind.CONSENT, plugin, details={"keptDisabled": True})
         self._changed()
         return self._policies.state(plugin)
+
+    def _check_seen(self, plugin: str, shown: Registration, digest: str | None) -> None:
+        if digest is None or digest == registration_digest(shown):
+            return
+        review = self._policies.review(plugin, shown)
+        news = []
+        if review.new_tools:
+            news.append(f"new tools {', '.join(review.new_tools)}")
+        if review.new_capabilities:
+            news.append(f"new capabilities {', '.join(review.new_capabilities)}")
+        what = "; ".join(news) or "tools or capabilities changed"
+        raise RefusedError(
+            f"{plugin}'s registration changed since you looked ({what}); nothing was consented. "
+            f"Look again with `xivmcp plugins`, then run `xivmcp enable {plugin}` again."
+        )
 
     def lift(self, plugin: str) -> PluginState:
         state = self._policies.state(plugin)
@@ -75,6 +106,11 @@ class PlayerActions:
         if target in CAPABILITY_IDS:
             self._policies.set_capability_mode(plugin, target, mode)
         elif self._registry.owner_of(target) == plugin or target in self._policies.record(plugin).consented:
+            if mode is Mode.ALLOW and (critical := self._critical_capabilities(plugin, target)):
+                raise SettingError(
+                    f"{target} declares {', '.join(critical)}, which is critical: it is asked every time and "
+                    f"can't be set to allow. Set it to ask or deny, or use `xivmcp approve` each time."
+                )
             self._policies.set_tool_mode(plugin, target, mode)
         else:
             raise RefusedError(
@@ -84,6 +120,16 @@ class PlayerActions:
         self._audit.record(AuditKind.SETTING, plugin, details={"target": target, "mode": mode_text})
         self._changed()
         return mode_text
+
+    def _critical_capabilities(self, plugin: str, tool: str) -> list[str]:
+        """The critical capabilities a tool declares now, or did when the player consented to it."""
+        registered = self._registry.get(tool)
+        declared = (
+            registered.definition.capabilities
+            if registered is not None and registered.owner == plugin
+            else self._policies.record(plugin).consented.get(tool, frozenset())
+        )
+        return sorted(c for c in declared if (cap := find_capability(c)) is not None and cap.risk is Risk.CRITICAL)
 
     def answer(self, approval_id: str, answer: Answer) -> Approval:
         approval = self._approvals.answer(approval_id, answer)

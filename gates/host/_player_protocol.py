@@ -13,6 +13,7 @@ from gates.contract import Answer, DocumentDecoder, Wire
 
 __all__ = [
     "PLAYER_GATE",
+    "PLAYER_HELLO_GATE",
     "PLAYER_KEY_FILE",
     "AdvanceClock",
     "AnswerApproval",
@@ -30,6 +31,9 @@ __all__ = [
 ]
 
 PLAYER_GATE: Final = "XivMcp.Player"
+"""`Player(authJson, commandJson)`: one command, with the proof of the key (see `_player_auth.py`)."""
+PLAYER_HELLO_GATE: Final = "XivMcp.PlayerHello"
+"""`PlayerHello(clientNonce)`: the host proves it knows the key and hands out a nonce."""
 PLAYER_KEY_FILE: Final = "player.key"
 
 
@@ -43,6 +47,8 @@ class ListPlugins(_Command, tag="plugins"):
 
 class EnablePlugin(_Command, tag="enable"):
     plugin: str
+    digest: str
+    """The registration digest the player was shown (`plugins`): a registration that grew since is refused."""
 
 
 class KeepDisabled(_Command, tag="keep_disabled"):
@@ -51,6 +57,8 @@ class KeepDisabled(_Command, tag="keep_disabled"):
 
 class ConsentPlugin(_Command, tag="consent"):
     plugin: str
+    digest: str
+    """The registration digest the player was shown (`plugins`): a registration that grew since is refused."""
 
 
 class LiftSuspension(_Command, tag="lift"):

@@ -16,6 +16,7 @@ from gates.contract import (
     HOST_NAME,
     ApprovalReply,
     CheckPermissionReply,
+    DefinitionError,
     DependenciesReply,
     DependencyEntry,
     Mode,
@@ -24,7 +25,9 @@ from gates.contract import (
     RegisterReply,
     Risk,
     StatusReply,
+    ToolDefinition,
     decode_approval_request,
+    encode_json,
     find_capability,
     parse_tool_definition,
     quote,
@@ -33,6 +36,7 @@ from gates.contract import (
 from ._approvals import ApprovalKind
 from ._audit import AuditKind
 from ._calls import PluginCalls
+from ._config import HostLimits
 from ._dependencies import DependencyBook, PluginWorld, check_dependencies, parse_dependencies
 from ._records import Registration
 from ._state import HostState
@@ -65,6 +69,7 @@ class PluginRequests:
         calls: PluginCalls,
         connected: Callable[[], Collection[str]],
         auto_enable: bool,
+        limits: HostLimits | None = None,
     ) -> None:
         self._registry = state.registry
         self._policies = state.policies
@@ -76,9 +81,11 @@ class PluginRequests:
         self._calls = calls
         self._connected = connected
         self._auto_enable = auto_enable
+        self._limits = limits or HostLimits()
 
     def register_tool(self, owner: str, definition_json: str | None) -> RegisterReply:
         definition = parse_tool_definition(definition_json or "")
+        self._check_size(owner, definition)
         self._registry.register(owner, definition)
         registration = self._registrations.refresh(owner)
         policies = self._policies
@@ -102,6 +109,28 @@ class PluginRequests:
             self._changed()
         return policies.register_reply(owner, definition)
 
+    def _check_size(self, owner: str, definition: ToolDefinition) -> None:
+        """B7: a definition within the host's bounds, and a plugin within its number of tools."""
+        limits, name = self._limits, definition.name
+        if len(definition.description) > limits.max_description:
+            raise DefinitionError(
+                f"The description of {name} is {len(definition.description)} characters; XIV MCP takes at most "
+                f"{limits.max_description}. Say what the tool does, what it returns and what to call next, briefly."
+            )
+        if definition.input_schema is not None:
+            size = len(encode_json(definition.input_schema))
+            if size > limits.max_schema_bytes:
+                raise DefinitionError(
+                    f"The inputSchema of {name} is {size} bytes of JSON; XIV MCP takes at most "
+                    f"{limits.max_schema_bytes}. Describe fewer or simpler arguments."
+                )
+        owned = self._registry.owner_of(name) == owner
+        if not owned and self._registry.count_of(owner) >= limits.max_tools_per_plugin:
+            raise RefusedError(
+                f"{owner} already has {limits.max_tools_per_plugin} tools registered, the most XIV MCP takes from "
+                f"one plugin; {name} was not registered. Unregister tools you do not need (UnregisterTool)."
+            )
+
     def _enable_automatically(self, owner: str, registration: Registration) -> None:
         """`--auto-enable` (tests, CI): enable and allow every capability but the critical ones."""
         if self._policies.state(owner) is PluginState.SUSPENDED:
@@ -111,7 +140,7 @@ class PluginRequests:
             cap = find_capability(capability)
             if cap is not None and cap.risk is not Risk.CRITICAL:
                 self._policies.set_capability_mode(owner, capability, Mode.ALLOW)
-        self._audit.record(AuditKind.CONSENT, owner, details={"auto": True, "tools": sorted(registration)})
+        self._audit.record(AuditKind.CONSENT, owner, details={"auto": True, "tools": sorted(registration)}, sync=False)
 
     def unregister_tool(self, owner: str, name: str | None) -> bool:
         if not name:
@@ -171,13 +200,13 @@ class PluginRequests:
             call_id,
             owner,
             tool_name,
-            (request.capability,),
+            (request.capability[: self._limits.max_capability_text],),  # B7: kept and logged cut
             request.summary,
             decision,
         )
         return approval.reply()
 
-    def get_approval(self, approval_id: str | None) -> ApprovalReply:
+    def get_approval(self, caller: str, approval_id: str | None) -> ApprovalReply:
         if not approval_id:
             raise RefusedError("'approvalId' is required: the id RequestApproval returned.")
-        return self._approvals.get(approval_id).reply()
+        return self._approvals.get_for(caller, approval_id).reply()

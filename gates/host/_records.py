@@ -17,6 +17,8 @@ they did not consent to, or a capability a consented tool did not have. Removing
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -30,6 +32,7 @@ __all__ = [
     "Registration",
     "Review",
     "ReviewKind",
+    "registration_digest",
     "registration_of",
     "review_registration",
 ]
@@ -112,6 +115,14 @@ def _riskiest_first(capabilities: Iterable[str]) -> tuple[str, ...]:
         return (-_RISK_RANK[cap.risk] if cap is not None else 1, c)
 
     return tuple(sorted(set(capabilities), key=key))
+
+
+def registration_digest(registration: Registration) -> str:
+    """A short fingerprint of a registration (its tools and their capabilities), shown to the
+    player by `xivmcp plugins` and sent back with `enable` / `consent`: the player consents to
+    exactly what they saw, never to what a plugin added in between."""
+    canonical = json.dumps(sorted((tool, sorted(caps)) for tool, caps in registration.items()))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
 def review_registration(record: PluginRecord, registration: Registration) -> Review:

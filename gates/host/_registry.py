@@ -55,6 +55,9 @@ class ToolRegistry:
     def __init__(self, core: Iterable[ToolDefinition] = (), *, core_owner: str = HOST_NAME) -> None:
         self._core_owner = core_owner
         self._tools: dict[str, RegisteredTool] = {}
+        self._by_owner: dict[str, dict[str, RegisteredTool]] = {}
+        """Each owner's tools, in the order first registered: a change costs work in proportion
+        to that owner's tools, not to every tool of every plugin (B7)."""
         self._version = 0
         self._listeners: Listeners[RegistryChange] = Listeners("registry change")
         self._lock = threading.Lock()  # guards the state; readers only ever take this one
@@ -63,6 +66,7 @@ class ToolRegistry:
             if definition.name in self._tools:
                 raise ValueError(f"Duplicate core tool name {definition.name!r}.")
             self._tools[definition.name] = RegisteredTool(core_owner, definition)
+            self._by_owner.setdefault(core_owner, {})[definition.name] = self._tools[definition.name]
 
     @property
     def version(self) -> int:
@@ -88,7 +92,11 @@ class ToolRegistry:
     def tools_of(self, owner: str) -> tuple[RegisteredTool, ...]:
         """An owner's tools, in the order they were first registered."""
         with self._lock:
-            return tuple(t for t in self._tools.values() if t.owner == owner)
+            return tuple(self._by_owner.get(owner, {}).values())
+
+    def count_of(self, owner: str) -> int:
+        with self._lock:
+            return len(self._by_owner.get(owner, ()))
 
     def all(self) -> tuple[RegisteredTool, ...]:
         with self._lock:
@@ -119,6 +127,7 @@ class ToolRegistry:
                 if existing == tool:
                     return existing
                 self._tools[definition.name] = tool
+                self._by_owner.setdefault(owner, {})[definition.name] = tool
                 if existing is None:
                     change = self._bump(owner, added=(definition.name,))
                 else:
@@ -135,6 +144,10 @@ class ToolRegistry:
                 if existing is None or existing.owner != owner:
                     return False
                 del self._tools[name]
+                own = self._by_owner[owner]
+                del own[name]
+                if not own:
+                    del self._by_owner[owner]
                 change = self._bump(owner, removed=(name,))
                 callbacks = self._listeners.snapshot()
             self._emit(change, callbacks)
@@ -144,7 +157,7 @@ class ToolRegistry:
         """Removes every tool of the owner; returns how many there were."""
         with self._deliver:
             with self._lock:
-                names = tuple(n for n, t in self._tools.items() if t.owner == owner)
+                names = tuple(self._by_owner.pop(owner, {}))
                 if not names:
                     return 0
                 for name in names:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection
 from gates.contract import HOST_NAME, CapabilityMode, Mode, PluginState, Wire, acting_capabilities
 
 from ._policy import Policies
+from ._records import registration_digest
 from ._registrations import Registrations
 from ._registry import ToolRegistry
 
@@ -40,6 +41,8 @@ class PluginCard(Wire, kw_only=True):
     state: PluginState
     connected: bool
     suspend_reason: str | None
+    digest: str
+    """The fingerprint of the registration the player decides on: `enable` and `consent` send it back."""
     tools: list[ToolCard]
     capabilities: list[CapabilityMode]
     awaits: Awaits | None
@@ -87,6 +90,7 @@ class PluginReports:
             state=record.state,
             connected=name in (self._connected() if connected is None else connected),
             suspend_reason=record.suspend_reason,
+            digest=registration_digest(self._registrations.shown(name)),
             tools=[
                 ToolCard(
                     name=d.name,

@@ -36,6 +36,8 @@ async def host_running(config: HostConfig) -> AsyncIterator[Host]:
                 if not joined:
                     desk.caller_left(name)
                     host.plugin_left(name)
+                elif host.plugin_came_back(name):
+                    announce(pi, Message.READY)  # B3: it registers again, as on the host's own start
 
             def on_connection(connected: bool) -> None:
                 if connected:

@@ -108,6 +108,7 @@ class XivMcpClient:
             )
             pi.get_ipc_subscriber(Message.READY).subscribe(self._on_ready)
             pi.get_ipc_subscriber(Message.DISPOSING).subscribe(self._on_disposing)
+            pi.on_connection_change(self._on_connection)
             if pi.get_ipc_subscriber(Gate.IS_READY).has_function():
                 tg.start_soon(self._register_all)
             try:
@@ -209,6 +210,12 @@ class XivMcpClient:
         return UNAVAILABLE if status is None else PluginState(status.state).value
 
     # --- registration ---------------------------------------------------------------------
+
+    def _on_connection(self, connected: bool) -> None:
+        """Back on the bus (a broker restart, a freeze, a blip): register again (B3). The same
+        definitions again are never growth, so a host that still had them changes nothing."""
+        if connected and self._tg is not None and self._registered.is_set():
+            self._tg.start_soon(self._register_all)
 
     def _on_ready(self, *_: object) -> None:
         if self._tg is not None:

@@ -26,7 +26,7 @@ import anyio.abc
 
 import broker
 from broker import Broker, BrokerConfig
-from gates.host import Host, HostConfig, host_running, read_player_key
+from gates.host import Host, HostConfig, PlayerClient, host_running
 from gates.testing import Process, XivMcpSystem, free_endpoint, xivmcp_argv
 
 __all__ = [
@@ -144,19 +144,21 @@ async def refused(pi: broker.PluginInterface, name: str, *args: object) -> str:
 
 
 class Player:
-    """The player at the /xivmcp window: commands on `XivMcp.Player` with the key from the data dir."""
+    """The player at the /xivmcp window: commands on `XivMcp.Player`, the key proven as `xivmcp` does.
+
+    `enable` and `consent` without a `digest` consent to the registration shown now, as the
+    command line does; pass `digest=` to consent to one seen earlier.
+    """
 
     def __init__(self, pi: broker.PluginInterface, data_dir: Path) -> None:
         self.pi = pi
-        self.key = read_player_key(data_dir)
+        self.client = PlayerClient.for_data_dir(pi, data_dir)
 
     async def __call__(self, cmd: str, *, within: float = WAIT, **fields: Any) -> dict[str, Any]:
         with anyio.fail_after(within):
-            text = await self.pi.get_ipc_subscriber("XivMcp.Player").invoke_func(
-                self.key, json.dumps({"cmd": cmd, **fields})
-            )
-        reply: dict[str, Any] = json.loads(text)
-        return reply
+            if cmd in ("enable", "consent"):
+                return await self.client.enable(fields["plugin"], fields.get("digest"), cmd=cmd)
+            return await self.client.command(cmd, **fields)
 
     async def ok(self, cmd: str, *, within: float = WAIT, **fields: Any) -> dict[str, Any]:
         reply = await self(cmd, within=within, **fields)

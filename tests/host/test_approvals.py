@@ -33,10 +33,11 @@ def audit(tmp_path: Path) -> Iterator[AuditLog]:
 
 @pytest.fixture
 def approvals(clock: ManualClock, audit: AuditLog) -> Approvals:
-    return Approvals(clock, audit=audit)
+    return Approvals(clock, audit=audit, tag=TAG)
 
 
 DURING = ApprovalKind.DURING_CALL
+TAG = "0f0f0f"
 
 
 def ask(approvals: Approvals, summary: str = "Repair for 3,200 gil") -> Approval:
@@ -45,11 +46,11 @@ def ask(approvals: Approvals, summary: str = "Repair for 3,200 gil") -> Approval
 
 def test_g9_an_ask_opens_a_pending_approval_with_ids_a1_a2(approvals: Approvals) -> None:
     first, second = ask(approvals), ask(approvals)
-    assert (first.id, second.id) == ("a1", "a2")
+    assert (first.id, second.id) == ("a1-0f0f0f", "a2-0f0f0f")
     assert first.state is ApprovalState.PENDING
-    assert ok_reply(first.reply()) == '{"ok":true,"approvalId":"a1","state":"pending"}'
-    assert approvals.state("a1") is ApprovalState.PENDING
-    assert [a.id for a in approvals.pending()] == ["a1", "a2"]
+    assert ok_reply(first.reply()) == '{"ok":true,"approvalId":"a1-0f0f0f","state":"pending"}'
+    assert approvals.state("a1-0f0f0f") is ApprovalState.PENDING
+    assert [a.id for a in approvals.pending()] == ["a1-0f0f0f", "a2-0f0f0f"]
 
 
 def test_g9_allowed_and_blocked_requests_are_decided_at_once(approvals: Approvals) -> None:
@@ -148,8 +149,38 @@ async def test_g9_waiting_on_a_decided_approval_returns_at_once(approvals: Appro
 
 
 def test_g9_an_unknown_approval_id_is_refused(approvals: Approvals) -> None:
-    with pytest.raises(ApprovalError, match="No approval 'a9'"):
-        approvals.get("a9")
+    with pytest.raises(ApprovalError, match="No approval 'a9-0f0f0f': it was decided long ago"):
+        approvals.get("a9-0f0f0f")
+    with pytest.raises(ApprovalError, match="No approval 'a1-abcdef': this XIV MCP never asked it"):
+        approvals.get("a1-abcdef")  # B5: an id of another host process
+
+
+def test_b5_approval_ids_differ_between_host_processes(clock: ManualClock) -> None:
+    first, second = Approvals(clock), Approvals(clock)
+    one = first.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", ASK)
+    other = second.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", ASK)
+    assert one.id != other.id and one.id.startswith("a1-") and other.id.startswith("a1-")
+    with pytest.raises(ApprovalError, match="never asked it"):
+        second.get(one.id)
+
+
+def test_b5_a_plugin_looks_up_only_its_own_approvals(approvals: Approvals) -> None:
+    approval = ask(approvals)
+    assert approvals.get_for("MyPlugin", approval.id) is approval
+    with pytest.raises(ApprovalError, match="can only look up the approvals it asked for"):
+        approvals.get_for("Other", approval.id)
+
+
+def test_b7_a_plugin_keeps_at_most_so_many_approvals_waiting(clock: ManualClock) -> None:
+    approvals = Approvals(clock, max_pending_per_plugin=2)
+    ask(approvals)
+    ask(approvals)
+    with pytest.raises(ApprovalError, match="already has 2 approvals waiting for the player"):
+        ask(approvals)
+    other = approvals.request(DURING, "c9", "Other", "t", ("spend_gil",), "Buy", ASK)
+    assert other.state is ApprovalState.PENDING  # the bound is per plugin
+    decided = approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
+    assert decided.state is ApprovalState.APPROVED  # decided at once: nothing waits
 
 
 def test_g9_a_request_needs_a_summary_and_long_ones_are_cut(approvals: Approvals) -> None:
@@ -165,7 +196,7 @@ def test_a3_the_approval_window_is_announced_only_for_pending_approvals(approval
     approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
     unsubscribe()
     ask(approvals)
-    assert shown == ["a1"]
+    assert shown == ["a1-0f0f0f"]
 
 
 def test_a4_every_approval_and_its_answer_is_audited(audit: AuditLog, approvals: Approvals) -> None:
@@ -177,11 +208,11 @@ def test_a4_every_approval_and_its_answer_is_audited(audit: AuditLog, approvals:
 
 
 def test_decided_approvals_are_pruned_beyond_the_limit(clock: ManualClock) -> None:
-    approvals = Approvals(clock, keep=3)
+    approvals = Approvals(clock, keep=3, tag=TAG)
     pending = ask(approvals)
     for _ in range(5):
         approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
     assert approvals.get(pending.id) is pending
     with pytest.raises(ApprovalError):
-        approvals.get("a2")
-    assert approvals.get("a6").state is ApprovalState.APPROVED
+        approvals.get("a2-0f0f0f")
+    assert approvals.get("a6-0f0f0f").state is ApprovalState.APPROVED

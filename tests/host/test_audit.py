@@ -119,3 +119,34 @@ def test_a_missing_file_has_no_tail(tmp_path: Path) -> None:
 def test_utc_stamp_converts_to_utc_with_a_z() -> None:
     eastern = datetime(2025, 6, 1, 12, 0, 0, tzinfo=UTC).astimezone(tz=None)
     assert utc_stamp(eastern) == "2025-06-01T12:00:00.000Z"
+
+
+# --------------------------------------------------------------------------- B7, B8: bounded, owner-only
+
+
+def test_b7_the_log_rotates_past_its_size_and_keeps_a_few_files(tmp_path: Path) -> None:
+    with AuditLog.in_dir(tmp_path, wall_clock=Ticking(), max_bytes=2000, keep=2) as log:
+        for n in range(100):
+            log.record(AuditKind.CALL, "MyPlugin", "myplugin_buy", details={"n": n})
+        files = sorted(p.name for p in tmp_path.iterdir())
+        assert files == [AUDIT_FILENAME, f"{AUDIT_FILENAME}.1", f"{AUDIT_FILENAME}.2"]
+        assert all(p.stat().st_size <= 2000 for p in tmp_path.iterdir())
+        # the newest entries, in order, read across the current and the rotated files
+        tail = log.tail(20)
+        assert [e.details["n"] for e in tail] == list(range(80, 100))
+        kept = {json.loads(line)["details"]["n"] for p in tmp_path.iterdir() for line in lines(p)}
+        assert 99 in kept and 0 not in kept  # the oldest went with the file that fell off the end
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "getuid"), reason="POSIX file modes")
+def test_b8_the_log_is_owner_only_and_a_wider_one_is_tightened(tmp_path: Path) -> None:
+    path = tmp_path / AUDIT_FILENAME
+    path.write_text("")
+    path.chmod(0o644)  # as an older version made it
+    with AuditLog.in_dir(tmp_path) as log:
+        log.record(AuditKind.CALL, "MyPlugin")
+    assert path.stat().st_mode & 0o777 == 0o600
+    fresh = tmp_path / "fresh"
+    with AuditLog.in_dir(fresh) as log:
+        log.record(AuditKind.CALL, "MyPlugin")
+    assert (fresh / AUDIT_FILENAME).stat().st_mode & 0o777 == 0o600

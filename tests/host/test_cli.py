@@ -83,7 +83,7 @@ async def test_cli_plugins_enable_keep_disabled_and_consent(system: XivMcpSystem
         "state": "kept_disabled",
     }
     listing = await cli(system.cli("plugins"))
-    assert "RawPlugin: kept_disabled (connected)" in listing
+    assert "RawPlugin: kept_disabled (connected; registration " in listing
     assert "  tool rawplugin_echo: deny (read-only)" in listing
     assert "  tool rawplugin_slow: deny (game_ui)" in listing
     assert json.loads(await cli(system.cli("enable", "RawPlugin")))["state"] == "enabled"
@@ -93,6 +93,9 @@ async def test_cli_plugins_enable_keep_disabled_and_consent(system: XivMcpSystem
     assert "capability game_ui: ask" in await cli(system.cli("plugins"))
     error = await cli(system.cli("enable", "Nobody"), expect_code=1)
     assert error.strip() == "XIV MCP knows no plugin named 'Nobody'; see `xivmcp plugins`."
+    stale = await cli(system.cli("enable", "RawPlugin", "--digest", "000000000000"), expect_code=1)
+    assert stale.startswith("RawPlugin's registration changed since you looked") and "nothing was consented" in stale
+    assert json.loads(await cli(system.cli("enable", "RawPlugin", "--digest", card["digest"])))["state"] == "enabled"
 
 
 async def test_cli_mode_call_and_audit(system: XivMcpSystem, raw: Process) -> None:
@@ -214,7 +217,7 @@ async def test_cli_up_auto_enable_enables_every_plugin(tmp_path: Path) -> None:
             await plugins[0].expect("RawPlugin: registered 3 tools")
             await plugins[1].expect("MyPlugin: registered myplugin_restock (enabled)")
             listing = await cli(xivmcp_argv("plugins", "--bus", endpoint, "--data-dir", str(data_dir)))
-            assert "RawPlugin: enabled (connected)" in listing and "MyPlugin: enabled (connected)" in listing
+            assert "RawPlugin: enabled (connected; " in listing and "MyPlugin: enabled (connected; " in listing
             assert "capability spend_gil: allow" in listing
             call = xivmcp_argv("call", "rawplugin_inline", "--bus", endpoint, "--data-dir", str(data_dir))
             assert json.loads(await cli(call)) == {"done": "inside Invoke"}  # allowed without asking

@@ -14,8 +14,11 @@ import anyio
 import pytest
 
 import broker
+from broker import Broker, BrokerConfig
+from gates.host import HostLimits, NotYourHostError, PlayerClient, read_player_key
+from gates.host._player_auth import host_proof, new_nonce, player_mac
 
-from ._system import Player, gate, inprocess_host, ok, plugin_peer, read_audit, refused, start_call
+from ._system import WAIT, Player, gate, inprocess_host, ok, plugin_peer, read_audit, refused, start_call
 
 pytestmark = pytest.mark.asyncio
 
@@ -217,19 +220,38 @@ async def test_g2_gates_answer_ok_true_with_their_document_on_good_input(tmp_pat
         assert (await ok(pi, "CheckPermission", "TestPeer", "game_ui"))["mode"] == "deny"
 
 
-async def test_g2_a_huge_but_valid_definition_is_accepted(tmp_path: Path) -> None:
+async def test_b7_a_definition_over_the_hosts_bounds_is_refused_and_one_within_is_taken(tmp_path: Path) -> None:
+    # SPEC: B7, G2
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+
+        def schema(size: int) -> dict[str, Any]:
+            return {"type": "object", "properties": {"text": {"type": "string", "description": "x" * size}}}
+
+        huge = await refused(
+            pi, "RegisterTool", "TestPeer", tool("testpeer_long", readOnly=True, inputSchema=schema(len(HUGE)))
+        )
+        assert huge.startswith("The inputSchema of testpeer_long is") and "at most 65536" in huge
+        wordy = await refused(
+            pi, "RegisterTool", "TestPeer", tool("testpeer_wordy", readOnly=True, description="w" * 4097)
+        )
+        assert "The description of testpeer_wordy is 4097 characters; XIV MCP takes at most 4096" in wordy
         reply = await ok(
-            pi,
-            "RegisterTool",
-            "TestPeer",
-            tool(
-                "testpeer_long",
-                readOnly=True,
-                inputSchema={"type": "object", "properties": {"text": {"type": "string", "description": HUGE}}},
-            ),
+            pi, "RegisterTool", "TestPeer", tool("testpeer_long", readOnly=True, inputSchema=schema(60_000))
         )
         assert reply["name"] == "testpeer_long"
+
+
+async def test_b7_a_plugin_registers_at_most_so_many_tools(tmp_path: Path) -> None:
+    # SPEC: B7
+    limits = HostLimits(max_tools_per_plugin=3)
+    async with inprocess_host(tmp_path, limits=limits) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        for n in range(3):
+            await ok(pi, "RegisterTool", "TestPeer", tool(f"testpeer_t{n}", readOnly=True))
+        error = await refused(pi, "RegisterTool", "TestPeer", tool("testpeer_t3", readOnly=True))
+        assert error.startswith("TestPeer already has 3 tools registered, the most XIV MCP takes from one plugin")
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_t0", readOnly=True, description="Again."))  # a replace
+        await ok(pi, "UnregisterTool", "TestPeer", "testpeer_t1")
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_t3", readOnly=True))
 
 
 async def test_g2_a_non_string_argument_is_refused_by_the_bus_before_the_host_as_in_the_framework(
@@ -612,8 +634,8 @@ async def test_g7_a_call_ends_once_and_only_its_plugin_ends_it(tmp_path: Path) -
             assert "not valid JSON" in error and "still pending" in error
             await ok(plugin.pi, "CompleteCall", call_id, "31")
             assert (await call.outcome())["result"] == 31
-        assert "There is no pending call" in await refused(plugin.pi, "CompleteCall", call_id, "32")
-        assert "There is no pending call" in await refused(plugin.pi, "FailCall", call_id, "late")
+        assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "CompleteCall", call_id, "32")
+        assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "FailCall", call_id, "late")
 
 
 async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_approval_follows(tmp_path: Path) -> None:
@@ -693,26 +715,231 @@ async def test_g9_asking_for_a_capability_the_tool_did_not_declare_is_denied_and
 # --------------------------------------------------------------------------- the player's gate
 
 
-async def test_player_gate_refuses_a_wrong_or_missing_key(tmp_path: Path) -> None:
+async def proven(pi: broker.PluginInterface, key: str, command: str) -> dict[str, Any]:
+    """Send `command` (any text) on XivMcp.Player with a valid proof of `key`, as the CLI would."""
+    client_nonce = new_nonce()
+    hello = json.loads(await pi.get_ipc_subscriber("XivMcp.PlayerHello").invoke_func(client_nonce))
+    assert hello["ok"] is True and hello["proof"] == host_proof(key, client_nonce)
+    auth = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], command)})
+    reply: dict[str, Any] = json.loads(await pi.get_ipc_subscriber("XivMcp.Player").invoke_func(auth, command))
+    return reply
+
+
+ONLY_THE_PLAYER = "Only the player can use XivMcp.Player"
+
+
+def owner_only(path: Path) -> bool:
+    return path.stat().st_mode & 0o077 == 0
+
+
+async def test_b8_player_gate_refuses_anything_but_a_fresh_proof_of_the_key(tmp_path: Path) -> None:
+    # SPEC: B8
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
         await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
         player = pi.get_ipc_subscriber("XivMcp.Player")
-        for key in ("wrong", "", None, Player(pi, tmp_path).key[:-1]):
-            reply = json.loads(await player.invoke_func(key, '{"cmd": "enable", "plugin": "TestPeer"}'))
-            assert reply == {
-                "ok": False,
-                "error": "Only the player can use XivMcp.Player: pass the key from player.key in XIV MCP's data dir.",
-            }
+        key = read_player_key(tmp_path)
+        enable = '{"cmd": "keep_disabled", "plugin": "TestPeer"}'
+        hello = json.loads(await pi.get_ipc_subscriber("XivMcp.PlayerHello").invoke_func("n1"))
+        good = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], enable)})
+        wrong_command = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], "{}")})
+        made_up = json.dumps({"nonce": "0" * 32, "mac": player_mac(key, "0" * 32, enable)})
+        for auth in (key, "", None, "{}", made_up, wrong_command, good):  # the last: its nonce is used up
+            reply = json.loads(await player.invoke_func(auth, enable))
+            assert reply["ok"] is False and reply["error"].startswith(ONLY_THE_PLAYER), (auth, reply)
+            assert key not in reply["error"]
         assert (await ok(pi, "GetStatus", "TestPeer"))["state"] == "undecided"
-        assert (tmp_path / "player.key").stat().st_mode & 0o077 == 0  # readable by this user only
+        assert (await proven(pi, key, enable))["state"] == "kept_disabled"  # a fresh proof works
+        assert owner_only(tmp_path / "player.key") and owner_only(tmp_path)  # readable by this user only
+
+
+async def test_b8_an_impostor_xivmcp_never_sees_the_key_and_the_player_is_told(tmp_path: Path) -> None:
+    # SPEC: B8
+    (tmp_path / "player.key").write_text("the-real-key")
+    bus = Broker(BrokerConfig(endpoint="tcp://127.0.0.1:*")).start_in_thread()
+    seen: list[object] = []
+
+    def impostor_hello(nonce: str | None) -> str:
+        seen.append(nonce)
+        return json.dumps({"ok": True, "nonce": "n", "proof": "guess"})
+
+    def impostor_player(*args: str | None) -> str:
+        seen.extend(args)
+        return '{"ok": true}'
+
+    try:
+        async with broker.connect(bus.endpoint, "XivMcp") as impostor, broker.connect(bus.endpoint, "Cli") as pi:
+            hello_gate = impostor.get_ipc_provider("XivMcp.PlayerHello", params=(str | None,), returns=str)
+            hello_gate.register_func(impostor_hello)
+            player_gate = impostor.get_ipc_provider("XivMcp.Player", params=(str | None, str | None), returns=str)
+            player_gate.register_func(impostor_player)
+            with anyio.fail_after(WAIT):
+                await pi.get_ipc_subscriber("XivMcp.PlayerHello").wait_ready()
+            client = PlayerClient.for_data_dir(pi, tmp_path)
+            with pytest.raises(NotYourHostError, match="This XivMcp is not your host"):
+                await client.command("keep_disabled", plugin="MyPlugin")
+    finally:
+        bus.close()
+    assert len(seen) == 1  # the challenge only: no command was sent
+    assert all("the-real-key" not in str(value) for value in seen)
 
 
 async def test_player_gate_refuses_a_malformed_command_with_a_message(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
         player = Player(pi, tmp_path)
+        key = read_player_key(tmp_path)
         for command in ("{", "[]", '{"cmd": "fly"}', '{"cmd": "audit", "limit": "x"}', '{"cmd": "enable"}'):
-            text = await pi.get_ipc_subscriber("XivMcp.Player").invoke_func(player.key, command)
-            reply = json.loads(text)
+            reply = await proven(pi, key, command)
             assert reply["ok"] is False and "player command" in reply["error"], reply
         assert "knows no plugin named 'Nobody'" in (await player("enable", plugin="Nobody"))["error"]
         assert "is not a mode" in (await player("mode", plugin="X", target="game_ui", mode="sometimes"))["error"]
+
+
+# --------------------------------------------------------------------------- B5: ids of one host process
+
+
+async def test_b5_call_ids_differ_across_host_processes_and_an_old_id_is_refused(tmp_path: Path) -> None:
+    # SPEC: B5
+    ids: list[str] = []
+    for _ in range(2):  # the same data dir, a host process after another
+        async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+            player = Player(plugin.pi, tmp_path)
+            await plugin.register("testpeer_wait", capabilities=["game_ui"])
+            await player.ok("enable", plugin="TestPeer")
+            await player.set_modes("TestPeer", game_ui="allow")
+            async with anyio.create_task_group() as tg:
+                call = start_call(tg, player, "testpeer_wait")
+                call_id, _, _ = await plugin.next_invoke()
+                for old in ids:  # a late answer for a call of the host before
+                    for gate_name, arg in (("CompleteCall", "1"), ("FailCall", "x"), ("ReportProgress", "p")):
+                        error = await refused(plugin.pi, gate_name, old, arg)
+                        assert error.startswith(f"No call '{old}': this XIV MCP never started it"), error
+                await ok(plugin.pi, "CompleteCall", call_id, '{"done": true}')
+                assert (await call.outcome())["result"] == {"done": True}
+            ids.append(call_id)
+    assert ids[0] != ids[1] and all(i.startswith("c1-") for i in ids)
+
+
+async def test_b5_get_approval_answers_only_the_plugin_it_belongs_to(tmp_path: Path) -> None:
+    # SPEC: B5, G9
+    async with (
+        inprocess_host(tmp_path) as (endpoint, _),
+        plugin_peer(endpoint, "TestPeer") as plugin,
+        broker.connect(endpoint, "Other") as other,
+    ):
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_buy", capabilities=["spend_gil"])
+        await player.ok("enable", plugin="TestPeer")
+        await player.set_modes("TestPeer", spend_gil="allow")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_buy")
+            call_id, _, _ = await plugin.next_invoke()
+            request = json.dumps({"capability": "spend_gil", "summary": "Buy for 10 gil"})
+            approval_id = (await ok(plugin.pi, "RequestApproval", call_id, request))["approvalId"]
+            assert (await ok(plugin.pi, "GetApproval", approval_id))["state"] == "approved"
+            error = await refused(other, "GetApproval", approval_id)
+            assert error.startswith(f"No approval '{approval_id}' of Other: a plugin can only look up")
+            assert (await refused(plugin.pi, "GetApproval", "a1-ffffff")).startswith(
+                "No approval 'a1-ffffff': this XIV MCP never asked it"
+            )
+            await ok(plugin.pi, "CompleteCall", call_id, "1")
+            await call.outcome()
+
+
+# --------------------------------------------------------------------------- consent is for what the player saw
+
+
+async def test_a6_consent_is_for_the_registration_the_player_saw_not_one_that_grew_meanwhile(tmp_path: Path) -> None:
+    # SPEC: A6, T7
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_look", readOnly=True)
+        seen = (await player.plugin("TestPeer"))["digest"]
+        await plugin.register("testpeer_buy", capabilities=["spend_gil"])  # it grows while the player reads
+        reply = await player("enable", plugin="TestPeer", digest=seen)
+        assert reply["ok"] is False
+        assert reply["error"] == (
+            "TestPeer's registration changed since you looked (new tools testpeer_look, testpeer_buy; new "
+            "capabilities spend_gil); nothing was consented. Look again with `xivmcp plugins`, then run "
+            "`xivmcp enable TestPeer` again."
+        )
+        assert (await ok(plugin.pi, "GetStatus", "TestPeer"))["state"] == "undecided"
+        now = (await player.plugin("TestPeer"))["digest"]
+        assert now != seen
+        assert (await player.ok("enable", plugin="TestPeer", digest=now))["state"] == "enabled"
+        await plugin.register("testpeer_shout", capabilities=["chat_send"])  # grows again: awaits consent
+        grown = await player.plugin("TestPeer")
+        assert grown["state"] == "awaiting_consent"
+        refused_consent = await player("consent", plugin="TestPeer", digest=now)
+        assert "new tools testpeer_shout; new capabilities chat_send" in refused_consent["error"]
+        assert (await player.ok("consent", plugin="TestPeer", digest=grown["digest"]))["state"] == "enabled"
+
+
+# --------------------------------------------------------------------------- critical stays critical
+
+
+async def test_t1_a_critical_tool_never_runs_without_the_players_approval(tmp_path: Path) -> None:
+    # SPEC: T1, A3
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        plugin.handlers["testpeer_destroy"] = done
+        await plugin.register("testpeer_destroy", capabilities=["discard_items"])
+        await player.ok("enable", plugin="TestPeer")
+        tool_allow = await player("mode", plugin="TestPeer", target="testpeer_destroy", mode="allow")
+        assert "declares discard_items, which is critical: it is asked every time" in tool_allow["error"]
+        capability_allow = await player("mode", plugin="TestPeer", target="discard_items", mode="allow")
+        assert "is critical: it can be set to ask or deny, never allow" in capability_allow["error"]
+        for answer in ("always_allow", "approve_session", "approve_once"):
+            async with anyio.create_task_group() as tg:
+                call = start_call(tg, player, "testpeer_destroy")
+                approval = await player.approval("testpeer_destroy")  # asked again every time
+                await player.answer(approval["approvalId"], answer)
+                assert (await call.outcome())["result"] == {"done": True}
+        card = await player.plugin("TestPeer")
+        assert {t["name"]: t["mode"] for t in card["tools"]}["testpeer_destroy"] == "ask"
+
+
+async def done(call_id: str, tool_name: str, args_json: str) -> str:
+    return '{"result": {"done": true}}'
+
+
+# --------------------------------------------------------------------------- a plugin leaving and coming back
+
+
+async def test_b3_a_plugin_that_leaves_takes_its_declaration_and_open_approvals_and_gets_ready_on_return(
+    tmp_path: Path,
+) -> None:
+    # SPEC: B3, G6, G11
+    async with inprocess_host(tmp_path) as (endpoint, host), broker.connect(endpoint, "Watcher") as watcher:
+        readies = 0
+        ready_seen = anyio.Event()
+
+        def on_ready(*_: object) -> None:
+            nonlocal readies
+            readies += 1
+            ready_seen.set()
+
+        watcher.get_ipc_subscriber("XivMcp.Ready").subscribe(on_ready)
+        player = Player(watcher, tmp_path)
+        async with anyio.create_task_group() as tg:
+            async with plugin_peer(endpoint, "TestPeer") as plugin:
+                await plugin.register("testpeer_buy", capabilities=["spend_gil"])
+                await ok(plugin.pi, "DeclareDependencies", "TestPeer", '{"tools": [{"tool": "navigate_to"}]}')
+                await player.ok("enable", plugin="TestPeer")
+                await player.set_modes("TestPeer", spend_gil="ask")
+                call = start_call(tg, player, "testpeer_buy")
+                assert (await player.approval("testpeer_buy"))["kind"] == "before_call"
+            # it left (its process closed): its call, declaration and open approval go with it
+            outcome = await call.outcome()
+        assert "TestPeer left the bus while the player was asked to approve testpeer_buy" in outcome["error"]
+        assert (await player.ok("approvals"))["approvals"] == []
+        assert host.dependencies.declared("TestPeer") == ()
+        before = readies
+        ready_seen = anyio.Event()
+        async with plugin_peer(endpoint, "TestPeer") as plugin:  # back: XIV MCP says Ready for it
+            with anyio.fail_after(WAIT):
+                await ready_seen.wait()
+            assert readies == before + 1
+            assert (await ok(plugin.pi, "GetStatus", "TestPeer"))["dependencies"] == []
+        async with plugin_peer(endpoint, "Newcomer"):  # a plugin that never had tools: no Ready for it
+            await watcher.flush()
+        assert readies == before + 1

@@ -233,7 +233,7 @@ async def test_p7_a_blocked_call_the_plugin_never_finishes_is_dropped_two_minute
             assert await plugin.next_cancel() == call_id
             await player.ok("advance_clock", seconds=121)  # SPEC: G8 - two minutes after the Cancel
             error = await refused(plugin.pi, "FailCall", call_id, "Cancelled.")
-            assert error.startswith(f"There is no pending call '{call_id}'")
+            assert error.startswith(f"No call '{call_id}': it already finished")
             assert host.calls.running == 0
             never.set()  # (Invoke's reply, if it ever comes, changes nothing)
         calls = [e for e in read_audit(tmp_path) if e["kind"] == "call"]

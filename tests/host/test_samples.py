@@ -432,7 +432,7 @@ async def test_g8_a_plugin_that_ignores_cancel_is_waited_for_two_minutes_then_no
         await ok(plugin.pi, "CompleteCall", first, '{"late": true}')  # still waited for at 119 s
         await player.ok("advance_clock", seconds=2)
         error = await refused(plugin.pi, "CompleteCall", second, '{"late": true}')
-        assert error.startswith(f"There is no pending call '{second}'") and "two minutes after a Cancel" in error
+        assert error.startswith(f"No call '{second}': it already finished") and "two minutes after a Cancel" in error
     outcomes = {
         e["details"]["callId"]: e["details"].get("error", "ok")
         for e in read_audit(system.data_dir)

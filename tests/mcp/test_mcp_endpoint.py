@@ -206,3 +206,22 @@ async def test_up_passes_http_through_and_conformance_mode_serves_without_token(
     assert response.status_code == 200
     assert response.json()["result"]["serverInfo"]["name"] == "XivMcp"
     assert (data_dir / "token").exists()
+
+
+def test_b8_connect_talks_to_the_endpoint_directly_never_through_a_proxy(xiv: XivSystem) -> None:
+    # SPEC: B8
+    address = xiv.url.removeprefix("http://").removesuffix("/mcp")
+    with socket.socket() as proxy:  # a "proxy" that would see the bearer token
+        proxy.bind(("127.0.0.1", 0))
+        proxy.listen(8)
+        proxy_url = f"http://127.0.0.1:{proxy.getsockname()[1]}"
+        env = {**os.environ, "HTTP_PROXY": proxy_url, "http_proxy": proxy_url, "NO_PROXY": "", "no_proxy": ""}
+        argv = [sys.executable, "-m", "xivmcp", "connect", "cursor", "--data-dir", str(xiv.data_dir)]
+        done = subprocess.run(
+            [*argv, "--http", address], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=False
+        )
+        proxy.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            proxy.accept()  # nobody connected to it
+    assert done.returncode == 0, done.stderr
+    assert f"XIV MCP answers at {xiv.url}" in done.stdout
