@@ -32,6 +32,7 @@ from ._player_protocol import (
     CallTool,
     ConsentPlugin,
     EnablePlugin,
+    HostStats,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
@@ -152,6 +153,8 @@ class PlayerDesk:
                 if outcome.ok:
                     return {"result": outcome.result}
                 return {"isError": True, "error": outcome.error}
+            case HostStats():
+                return {"calls": host.calls.running, "approvals": len(host.approvals.pending())}
             case AdvanceClock(seconds=seconds):
                 return {"now": host.player.advance_clock(seconds)}
         raise AssertionError(f"unhandled player command {command!r}")

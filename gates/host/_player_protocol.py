@@ -20,6 +20,7 @@ __all__ = [
     "CallTool",
     "ConsentPlugin",
     "EnablePlugin",
+    "HostStats",
     "KeepDisabled",
     "LiftSuspension",
     "ListApprovals",
@@ -93,6 +94,10 @@ class CallTool(_Command, tag="call"):
     arguments: dict[str, Any] = {}
 
 
+class HostStats(_Command, tag="stats"):
+    """What the host has under way: calls waiting for plugins, approvals waiting for the player."""
+
+
 class AdvanceClock(_Command, tag="advance_clock"):
     seconds: float
 
@@ -108,6 +113,7 @@ PlayerCommand = (
     | AnswerApproval
     | ReadAudit
     | CallTool
+    | HostStats
     | AdvanceClock
 )
 
