@@ -127,6 +127,10 @@ class Host:
             while len(self._away) > MAX_AWAY:
                 del self._away[next(iter(self._away))]
 
+    def is_away(self, name: str) -> bool:
+        """Whether `name` left with tools registered and has not been welcomed back yet."""
+        return name in self._away
+
     def plugin_came_back(self, name: str) -> bool:
         """A process joined the bus: True if it had tools here when it left (B3: say Ready, so a
         raw plugin, which registers on Ready, registers again without code of its own)."""

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from broker import connect
+from broker import PluginInterface, connect
 from gates.contract import HOST_NAME, Message
 
 from ._config import HostConfig
@@ -36,8 +36,6 @@ async def host_running(config: HostConfig) -> AsyncIterator[Host]:
                 if not joined:
                     desk.caller_left(name)
                     host.plugin_left(name)
-                elif host.plugin_came_back(name):
-                    announce(pi, Message.READY)  # B3: it registers again, as on the host's own start
 
             def on_connection(connected: bool) -> None:
                 if connected:
@@ -48,6 +46,7 @@ async def host_running(config: HostConfig) -> AsyncIterator[Host]:
             pi.on_connection_change(on_connection)
             announce(pi, Message.READY)
             tg.start_soon(_expire_due, host, config.tick)
+            tg.start_soon(_ready_for_returning_plugins, host, pi)
             yield host
         finally:
             announce(pi, Message.DISPOSING)
@@ -55,6 +54,25 @@ async def host_running(config: HostConfig) -> AsyncIterator[Host]:
                 await pi.flush()  # Disposing reaches the broker before this process goes
             host.close()
             tg.cancel_scope.cancel()
+
+
+async def _ready_for_returning_plugins(host: Host, pi: PluginInterface) -> None:
+    """B3: say Ready again when a plugin that left with tools is back and listens for it.
+
+    A raw plugin registers on Ready. Waiting for its subscription to Ready (not only for it to
+    join the bus) matters: it subscribes again only after the broker welcomed it back, and a
+    Ready sent in between would reach nobody."""
+    ready = pi.get_ipc_subscriber(Message.READY)
+
+    def returned() -> list[str]:
+        info = pi.gate(ready.name)
+        return [] if info is None else [name for name in info.subscribers if host.is_away(name)]
+
+    while True:
+        await pi.wait_until(lambda: bool(returned()))
+        for name in returned():
+            host.plugin_came_back(name)
+        announce(pi, Message.READY)
 
 
 async def _expire_due(host: Host, tick: float) -> None:

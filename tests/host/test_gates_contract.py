@@ -935,11 +935,11 @@ async def test_b3_a_plugin_that_leaves_takes_its_declaration_and_open_approvals_
         assert host.dependencies.declared("TestPeer") == ()
         before = readies
         ready_seen = anyio.Event()
-        async with plugin_peer(endpoint, "TestPeer") as plugin:  # back: XIV MCP says Ready for it
+        async with plugin_peer(endpoint, "TestPeer") as plugin:  # back, and listening: XIV MCP says Ready
+            plugin.pi.get_ipc_subscriber("XivMcp.Ready").subscribe(lambda *_: None)
             with anyio.fail_after(WAIT):
                 await ready_seen.wait()
             assert readies == before + 1
             assert (await ok(plugin.pi, "GetStatus", "TestPeer"))["dependencies"] == []
-        async with plugin_peer(endpoint, "Newcomer"):  # a plugin that never had tools: no Ready for it
-            await watcher.flush()
-        assert readies == before + 1
+            assert not host.is_away("TestPeer")  # welcomed back once; a newcomer never is away
+        assert not host.is_away("Newcomer")
