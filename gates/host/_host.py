@@ -68,7 +68,7 @@ class Host:
         self.registrations = Registrations(self.registry, self.policies)
         self.offered = OfferedTools(self.registry, self.policies)
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
-        self._changes: Listeners[None] = Listeners("host change")
+        self._changes: Listeners[str | None] = Listeners("host change")
         self.calls = PluginCalls(pi, task_group, self.clock, on_finished=self._call_finished, tag=tag)
         self.core_tools = CoreTools(
             pi=pi, registry=self.registry, offered=self.offered, reports=self.reports, call=self.call_tool
@@ -101,12 +101,13 @@ class Host:
         """Run a tool as the assistant would: through the player's settings (see `CallPath`)."""
         return await self.call_path.call_tool(name, arguments, on_progress=on_progress)
 
-    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call `callback()` whenever the set of tools that may run can have changed."""
-        return self._changes.add(lambda _: callback())
+    def on_change(self, callback: Callable[[str | None], None]) -> Callable[[], None]:
+        """Call `callback(plugin)` whenever the tools that may run, or the plugin's card, can have
+        changed: `plugin` is the one concerned, or None when it may be any."""
+        return self._changes.add(callback)
 
-    def changed(self) -> None:
-        self._changes.emit(None)
+    def changed(self, plugin: str | None = None) -> None:
+        self._changes.emit(plugin)
 
     def expire_due(self) -> None:
         """Enforce the deadlines that are due (approval windows, cancelled calls, P7)."""
@@ -149,7 +150,7 @@ class Host:
     # --- plumbing ------------------------------------------------------------------------
 
     def _registry_changed(self, change: RegistryChange) -> None:
-        self.changed()
+        self.changed(change.owner)
 
     def _call_finished(self, call_id: str, owner: str, tool: str, outcome: CallOutcome) -> None:
         self.call_path.call_finished(call_id, owner, tool, outcome)

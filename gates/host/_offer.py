@@ -42,6 +42,17 @@ class OfferedTools:
         """Core tools first, then the third-party tools that may run now."""
         return [*_CORE, *(OfferedTool(owner, definition) for owner, definition in self.third_party())]
 
+    def of(self, owner: str) -> list[OfferedTool]:
+        """One plugin's tools that may run now (work in proportion to its tools alone)."""
+        policies = self._policies
+        if not policies.can_run(owner):
+            return []
+        return [
+            OfferedTool(owner, t.definition)
+            for t in self._registry.tools_of(owner)
+            if policies.check_tool(owner, t.definition) is not Mode.DENY
+        ]
+
     def third_party(self) -> list[tuple[str, ToolDefinition]]:
         """(owner, definition) of every third-party tool that may run now."""
         policies = self._policies

@@ -59,14 +59,14 @@ class PlayerActions:
         self._check_seen(plugin, shown, digest)
         self._policies.enable(plugin, shown, shown)
         self._audit.record(AuditKind.CONSENT, plugin, details={"tools": sorted(shown)})
-        self._changed()
+        self._changed(plugin)
         return self._policies.state(plugin)
 
     def keep_disabled(self, plugin: str) -> PluginState:
         # No digest needed: keeping a plugin disabled consents to nothing.
         self._policies.keep_disabled(plugin, self._registrations.shown(plugin))
         self._audit.record(AuditKind.CONSENT, plugin, details={"keptDisabled": True})
-        self._changed()
+        self._changed(plugin)
         return self._policies.state(plugin)
 
     def _check_seen(self, plugin: str, shown: Registration, digest: str | None) -> None:
@@ -90,14 +90,14 @@ class PlayerActions:
             raise RefusedError(f"{plugin} is not suspended (it is {state.value}).")
         state = self._policies.lift_suspension(plugin)
         self._audit.record(AuditKind.SUSPENSION, plugin, details={"lifted": True})
-        self._changed()
+        self._changed(plugin)
         return state
 
     def suspend(self, plugin: str, reason: str) -> None:
         """T2: an undeclared effect suspends the plugin, with a reason, until the player lifts it."""
         self._policies.suspend(plugin, reason)
         self._audit.record(AuditKind.SUSPENSION, plugin, flagged=True, details={"reason": reason})
-        self._changed()
+        self._changed(plugin)
 
     def set_mode(self, plugin: str, target: str, mode_text: str) -> str:
         if mode_text not in _MODES:
@@ -118,7 +118,7 @@ class PlayerActions:
                 f"nor one of {quote(plugin)}'s tools."
             )
         self._audit.record(AuditKind.SETTING, plugin, details={"target": target, "mode": mode_text})
-        self._changed()
+        self._changed(plugin)
         return mode_text
 
     def _critical_capabilities(self, plugin: str, tool: str) -> list[str]:
@@ -140,7 +140,7 @@ class PlayerActions:
             capability = approval.capabilities[0] if approval.kind is ApprovalKind.DURING_CALL else None
             self._policies.remember(approval.plugin, registered.definition, answer, capability)
             if answer is Answer.ALWAYS_ALLOW:
-                self._changed()
+                self._changed(approval.plugin)
         return approval
 
     def advance_clock(self, seconds: float) -> float:

@@ -106,7 +106,7 @@ class PluginRequests:
                 },
             )
         if policies.state(owner) is not before:
-            self._changed()
+            self._changed(owner)
         return policies.register_reply(owner, definition)
 
     def _check_size(self, owner: str, definition: ToolDefinition) -> None:

@@ -75,6 +75,10 @@ class Policies:
     def can_run(self, owner: str) -> bool:
         return self.state(owner) is PluginState.ENABLED
 
+    def knows(self, owner: str) -> bool:
+        with self._lock:
+            return owner in self._records
+
     def known(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._records)

@@ -94,6 +94,11 @@ class ToolRegistry:
         with self._lock:
             return tuple(self._by_owner.get(owner, {}).values())
 
+    def owners(self) -> tuple[str, ...]:
+        """Everyone with tools here (XIV MCP included), in the order they first registered."""
+        with self._lock:
+            return tuple(self._by_owner)
+
     def count_of(self, owner: str) -> int:
         with self._lock:
             return len(self._by_owner.get(owner, ()))

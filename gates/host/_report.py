@@ -70,8 +70,11 @@ class PluginReports:
 
     def names(self) -> list[str]:
         """Every third-party plugin the host knows or has tools of, sorted."""
-        owners = {t.owner for t in self._registry.all()}
-        return sorted((set(self._policies.known()) | owners) - {HOST_NAME})
+        return sorted((set(self._policies.known()) | set(self._registry.owners())) - {HOST_NAME})
+
+    def has(self, name: str) -> bool:
+        """Whether `name` has a card (the host knows it, or it has tools here)."""
+        return name != HOST_NAME and (self._registry.count_of(name) > 0 or self._policies.knows(name))
 
     def cards(self) -> list[PluginCard]:
         connected = self._connected()

@@ -25,5 +25,6 @@ class HostState:
     registrations: Registrations
     approvals: Approvals
     audit: AuditLog
-    changed: Callable[[], None]
-    """Call after anything that can change which tools may run (a decision, a setting)."""
+    changed: Callable[[str | None], None]
+    """Call with the plugin concerned after anything that can change which of its tools may run
+    (a decision, a setting), so the MCP front looks at that plugin alone."""

@@ -9,9 +9,10 @@ One source of change, two eras of delivery:
 * 2026-07-28 clients open `subscriptions/listen` streams; events go on the package's
   `SubscriptionBus`, whose `ListenHandler` filters them per stream.
 
-`Host.on_change` and `AuditLog.on_record` only mark what may have changed (they run inside host
-code and must be quick). One task then works out the offered tools and the plugins report and
-notifies only when they differ from what it announced last. Every plugin call adds an audit
+`Host.on_change` and `AuditLog.on_record` only mark what may have changed, and for which plugin
+(they run inside host code and must be quick). One task then works out, for those plugins
+alone, their offered tools and their cards, and notifies only when they differ from what it
+announced last: a change costs work in proportion to the plugins it touched (B7). Every plugin call adds an audit
 line, so the audit resource is marked only while someone can hear of it: a session subscribed
 to it, or a listen stream.
 """
@@ -157,17 +158,46 @@ class Notifier:
         self.listen = ListenHandler(self.bus)
         self.sessions = Sessions(idle_timeout)
         self._dirty: set[str] = set()
+        self._plugins_dirty: set[str] = set()
+        """The plugins whose offered tools or card may have changed since the last flush."""
+        self._all_dirty = False
         self._wakeup = anyio.Event()
         self._token: anyio.lowlevel.EventLoopToken | None = None
         self._thread = threading.get_ident()
-        self._tools = ""
-        self._plugins = ""
+        self._tools: dict[str, str] = {}
+        """What each plugin offered when the sessions were last told, as a signature."""
+        self._cards: dict[str, str] = {}
+        """Each plugin's card when the plugins resource was last announced, as a signature."""
 
-    def tools_signature(self) -> str:
-        return encode_json([(t.toolset, t.definition, t.output_schema) for t in self.host.offered.all()])
+    def tools_signature(self, plugin: str) -> str:
+        return encode_json(self.host.offered.of(plugin))
 
-    def plugins_signature(self) -> str:
-        return encode_json(self.host.reports.cards())
+    def card_signature(self, plugin: str) -> str:
+        reports = self.host.reports
+        return encode_json(reports.card(plugin)) if reports.has(plugin) else ""
+
+    def _look_again(self, plugins: set[str]) -> tuple[bool, bool]:
+        """Take new signatures of `plugins`: (their offered tools changed, their cards changed).
+        Work in proportion to those plugins' tools, not to every registration (B7)."""
+        tools_changed = cards_changed = False
+        for plugin in plugins:
+            tools, card = self.tools_signature(plugin), self.card_signature(plugin)
+            if self._tools.get(plugin, "[]") != tools:
+                tools_changed = True
+            if self._cards.get(plugin, "") != card:
+                cards_changed = True
+            if tools == "[]":
+                self._tools.pop(plugin, None)
+            else:
+                self._tools[plugin] = tools
+            if card:
+                self._cards[plugin] = card
+            else:
+                self._cards.pop(plugin, None)
+        return tools_changed, cards_changed
+
+    def _everyone(self) -> set[str]:
+        return {*self.host.reports.names(), *self._tools, *self._cards}
 
     def _mark(self, what: str) -> None:
         self._dirty.add(what)
@@ -176,9 +206,12 @@ class Notifier:
         else:  # a change made on another thread: wake the task on the host's loop
             anyio.from_thread.run_sync(self._wakeup.set, token=self._token)
 
-    def _host_changed(self) -> None:
-        self._mark("tools")
-        self._mark(PLUGINS_URI)
+    def _host_changed(self, plugin: str | None) -> None:
+        if plugin is None:
+            self._all_dirty = True
+        else:
+            self._plugins_dirty.add(plugin)
+        self._mark("plugins")
 
     def _audit_recorded(self, entry: AuditEntry) -> None:
         try:
@@ -193,7 +226,7 @@ class Notifier:
         """Until cancelled: listen to the host, and notify on each change."""
         self._token = anyio.lowlevel.current_token()
         self._thread = threading.get_ident()
-        self._tools, self._plugins = self.tools_signature(), self.plugins_signature()
+        self._look_again(self._everyone())
         stop = [self.host.on_change(self._host_changed), self.host.audit.on_record(self._audit_recorded)]
         try:
             task_status.started()
@@ -210,13 +243,16 @@ class Notifier:
 
     async def _flush(self) -> None:
         dirty, self._dirty = self._dirty, set()
-        if "tools" in dirty and (signature := self.tools_signature()) != self._tools:
-            self._tools = signature
+        plugins, self._plugins_dirty = self._plugins_dirty, set()
+        if self._all_dirty:
+            self._all_dirty = False
+            plugins = self._everyone()
+        tools_changed, cards_changed = self._look_again(plugins) if "plugins" in dirty else (False, False)
+        if tools_changed:
             await self.bus.publish(ToolsListChanged())
             for session, _ in self.sessions.live():
                 await _quietly(session.send_tool_list_changed())
-        if PLUGINS_URI in dirty and (signature := self.plugins_signature()) != self._plugins:
-            self._plugins = signature
+        if cards_changed:
             await self.resource_updated(PLUGINS_URI)
         if AUDIT_URI in dirty:
             await self.resource_updated(AUDIT_URI)

@@ -943,3 +943,21 @@ async def test_b3_a_plugin_that_leaves_takes_its_declaration_and_open_approvals_
             assert (await ok(plugin.pi, "GetStatus", "TestPeer"))["dependencies"] == []
             assert not host.is_away("TestPeer")  # welcomed back once; a newcomer never is away
         assert not host.is_away("Newcomer")
+
+
+async def test_b7_a_huge_capability_in_an_approval_request_is_cut_in_what_is_kept_and_logged(tmp_path: Path) -> None:
+    # SPEC: B7, G9
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        await plugin.register("testpeer_buy", capabilities=["spend_gil"])
+        await player.ok("enable", plugin="TestPeer")
+        await player.set_modes("TestPeer", spend_gil="allow")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_buy")
+            call_id, _, _ = await plugin.next_invoke()
+            request = json.dumps({"capability": "x" * 500_000, "summary": "Buy"})
+            assert (await ok(plugin.pi, "RequestApproval", call_id, request))["state"] == "denied"
+            await ok(plugin.pi, "CompleteCall", call_id, "1")
+            await call.outcome()
+        [line] = [e for e in read_audit(tmp_path) if e["kind"] == "approval"]
+        assert line["details"]["capabilities"] == ["x" * 64] and line["flagged"]
