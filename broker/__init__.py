@@ -24,13 +24,14 @@ from ._peer import (
 )
 from ._peer_link import current_caller
 from ._server import Broker
-from ._wire import GateInfo, SlotInfo
+from ._wire import BrokerStats, GateInfo, SlotInfo
 
 __all__ = [
     "DEFAULT_ENDPOINT",
     "ENV_BUS",
     "Broker",
     "BrokerConfig",
+    "BrokerStats",
     "CallGateProvider",
     "CallGateSubscriber",
     "GateInfo",

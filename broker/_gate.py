@@ -45,6 +45,10 @@ class GatePeer(Protocol):
 
     def _check_size(self, gate: str, payload: bytes) -> None: ...
 
+    def _check_provide(self, gate: str) -> None: ...
+
+    def _check_subscribe(self, gate: str) -> None: ...
+
     def _send(self, frames: list[bytes]) -> None: ...
 
     def _send_quietly(self, frames: list[bytes]) -> None: ...
@@ -64,6 +68,8 @@ class CallGateProvider:
         self.returns = returns
 
     def _set(self, kind: w.Kind, handler: Handler | None) -> None:
+        if handler is not None:
+            self._pi._check_provide(self.name)
         provided = self._pi._provided.setdefault(self.name, _Provided())
         slot = None if handler is None else _Slot(handler, self.params, self.returns if kind == "func" else None)
         if kind == "func":
@@ -79,6 +85,8 @@ class CallGateProvider:
         self._pi._send_quietly([w.encode(msg)])  # restored on reconnect if this is lost
 
     def register_func(self, handler: Handler) -> None:
+        """Serve this gate's func with `handler` (sync or async); raises `IpcRefusedError` if this
+        process already provides as many gates as the bus allows."""
         self._set("func", handler)
 
     def register_action(self, handler: Handler) -> None:
@@ -131,6 +139,7 @@ class CallGateSubscriber:
         await self._pi.wait_until(self.has_function if kind == "func" else self.has_action)
 
     def subscribe(self, callback: Handler) -> None:
+        self._pi._check_subscribe(self.name)
         self._pi._subscriptions.setdefault(self.name, []).append(callback)
         self._pi._send_quietly([w.encode(w.Subscribe(gate=self.name))])
 

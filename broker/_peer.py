@@ -10,13 +10,13 @@ A `PluginInterface` keeps one connection to the broker, a mirror of the broker's
 process provides and subscribes to, which it restores by itself after the broker restarts.
 
 This module composes the parts and drives the connection's life cycle: it dispatches every
-frame from the broker to the part it concerns, says Hello (again, after a restart or a silence),
-takes the Welcome and restores what this process provides and subscribes to, sends heartbeats,
-and closes. The parts, one module each, are mixins on one object, so the hot path makes no
-extra hop:
+frame from the broker to the part it concerns, connects, takes the Welcome and restores what
+this process provides and subscribes to, and closes. The parts, one module each, are mixins on
+one object, so the hot path makes no extra hop:
 
 - `_peer_link`: identity, transport, connection state, callbacks and tasks;
-- `_peer_calls`: the calls this process makes;
+- `_peer_calls`: the calls this process makes (and gives up), and the broker's statistics;
+- `_peer_liveness`: Hello, heartbeats, the liveness beacon thread, waiting for a busy name;
 - `_peer_serve`: the Invokes this process answers, for the gates it provides;
 - `_peer_messages`: the message callbacks this process subscribed;
 - `_peer_mirror`: the gate table and peer list as this process last heard them.
@@ -25,6 +25,7 @@ extra hop:
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
@@ -36,7 +37,9 @@ from ._config import (
     DEFAULT_ENDPOINT,
     ENV_BUS,
     MAX_ARGS,
+    MAX_GATES_PER_PEER,
     MAX_PAYLOAD,
+    MAX_SUBSCRIPTIONS_PER_PEER,
     check_gate_name,
     check_peer_name,
     ownership_error,
@@ -44,16 +47,18 @@ from ._config import (
 )
 from ._errors import IpcDisconnectedError, IpcRefusedError, error_from_wire
 from ._gate import CallGateProvider, CallGateSubscriber, _Slot
-from ._peer_calls import _Calls
 from ._peer_link import log
+from ._peer_liveness import _Liveness
 from ._peer_messages import _Messages
 from ._peer_mirror import _Mirror
 from ._peer_serve import _Serving
 from ._signature import json_type_name
 from ._transport import DealerTransport
 
+_monotonic = time.monotonic
 
-class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
+
+class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
     """One process's connection to the bus, as `IDalamudPluginInterface` is to the framework."""
 
     # --- public API ------------------------------------------------------------------------
@@ -86,7 +91,7 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
         except (msgspec.DecodeError, msgspec.ValidationError):
             log.warning("%s: ignored a malformed frame from the broker", self.name)
             return
-        self._conn.last_heard = self._loop.time()
+        self._conn.last_heard = _monotonic()
         match msg:
             case w.Result():
                 future = self._calls.get(msg.id)
@@ -120,18 +125,19 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
                 self._lost("the broker no longer knew this process")
                 self._hello()
             case w.Refused():
+                previous = self._conn.refused
                 self._conn.refused = error_from_wire(msg.error.kind, msg.error.message)
-                log.error("%s: the bus refused this process: %s", self.name, msg.error.message)
+                if previous is None or previous.message != msg.error.message:  # once, not per retry
+                    log.error("%s: the bus refused this process: %s", self.name, msg.error.message)
                 self._changed()
             case w.Notice():
                 log.warning("%s: %s", self.name, msg.error.message)
+            case w.StatsReply():
+                self._on_stats(msg)
+            case w.NameBusy():
+                self._on_name_busy(msg)
 
     # --- connection life cycle -------------------------------------------------------------
-
-    def _hello(self) -> None:
-        self._send_quietly(
-            [w.encode(w.Hello(name=self.name, protocol=w.PROTOCOL_VERSION, incarnation=self.incarnation))]
-        )
 
     def _on_welcome(self, msg: w.Welcome) -> None:
         conn = self._conn
@@ -147,6 +153,9 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
         reconnect = conn.ever_connected
         conn.broker, conn.heartbeat, conn.timeout = msg.broker, msg.heartbeat, msg.timeout
         conn.max_payload, conn.refused, conn.ever_connected = msg.max_payload, None, True
+        conn.max_gates = msg.max_gates or MAX_GATES_PER_PEER  # 0: a broker from before the limits
+        conn.max_subscriptions = msg.max_subscriptions or MAX_SUBSCRIPTIONS_PER_PEER
+        self._welcomed(msg.heartbeat)
         self._take_table(msg.gates, msg.peers, msg.seq)
         self._connected = True
         for gate, provided in self._provided.items():
@@ -163,29 +172,6 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
         for callback in list(conn.listeners):
             self._run_callback(callback, (True,), "connection change")
         self._changed()
-
-    def _lost(self, why: str) -> None:
-        if not self._connected:
-            return
-        self._connected = False
-        log.warning("%s lost the bus at %s: %s", self.name, self.endpoint, why)
-        self._fail_calls(why)
-        for callback in list(self._conn.listeners):
-            self._run_callback(callback, (False,), "connection change")
-        self._changed()
-
-    async def _heartbeat(self) -> None:
-        ping = w.encode(w.Ping())
-        while True:
-            await anyio.sleep(self._conn.heartbeat if self._connected else min(0.1, self._conn.heartbeat))
-            if self._connected:
-                if self._loop.time() - self._conn.last_heard > self._conn.timeout:
-                    self._lost(f"no answer from the broker for {self._conn.timeout:.1f} s")
-                    self._hello()
-                else:
-                    self._send_quietly([ping])
-            else:
-                self._hello()
 
     async def _start(self, connect_timeout: float) -> None:
         self._transport = DealerTransport(self.endpoint, self._on_frames, MAX_PAYLOAD * 2 + 65536)
@@ -205,6 +191,14 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
                 retry = min(retry * 2, 0.25)
         if self._conn.refused is not None:
             raise self._conn.refused
+        busy = self._conn.name_busy
+        if not self._connected and busy is not None:
+            raise IpcRefusedError(
+                f"The InternalName {self.name!r} was still held by another process when the "
+                f"connect_timeout of {connect_timeout:g} s ran out (the bus last heard from it "
+                f"{busy.last_heard:.1f} s before). If that process still runs, stop it or use "
+                "another name; if it died, try again, or pass a longer connect_timeout."
+            )
         if not self._connected:
             raise IpcDisconnectedError(
                 f"No broker answered at {self.endpoint} within {connect_timeout:g} s. Start one with "
@@ -221,6 +215,7 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Calls):
         for task in list(self._tasks):
             task.cancel()
         self._fail_calls(f"{self.name} closed its connection")
+        self._stop_beacon()
         if self._transport is not None:
             self._transport.close()
         self._changed()

@@ -2,7 +2,10 @@
 
 `_Calls` numbers each outgoing Call, keeps its future until the broker's Result arrives (the
 frame dispatch in `_peer.py` resolves it), turns an error Result into the matching `IpcError`,
-and fails every call still waiting when the connection is lost, renewed or closed.
+and fails every call still waiting when the connection is lost, renewed or closed. A call the
+caller gives up on (cancelled, timed out) after sending it is Abandoned at the broker, which
+frees its place in the in-flight limits at once (B6). The broker's statistics are asked for the
+same way, by id (`broker_stats`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class _Calls(_Link):
         super().__init__(endpoint, name, task_group)
         self._calls: dict[int, asyncio.Future[w.Result]] = {}
         self._next_call = 0
+        self._stats: dict[int, asyncio.Future[w.BrokerStats]] = {}
 
     async def _invoke(self, gate: str, kind: w.Kind, args: tuple[object, ...]) -> Any:
         if len(args) > MAX_ARGS:
@@ -46,7 +50,13 @@ class _Calls(_Link):
         self._calls[call_id] = future
         try:
             self._send([w.encode(w.Call(id=call_id, gate=gate, kind=kind, payload=payload))])
-            result = await future
+            try:
+                result = await future
+            except BaseException:
+                # Cancelled, or failed here: nobody will read the answer, so free the call at
+                # the broker now rather than when (if ever) the provider replies.
+                self._send_quietly([w.encode(w.Abandon(id=call_id))])
+                raise
         finally:
             self._calls.pop(call_id, None)
         if result.error is not None:
@@ -54,8 +64,30 @@ class _Calls(_Link):
             raise error_from_wire(e.kind, e.message, e.type_name, e.detail)
         return _json_decode(result.payload) if result.payload else None
 
+    async def broker_stats(self) -> w.BrokerStats:
+        """What the broker holds right now: peers, gates, calls waiting, subscriptions (for tests,
+        benchmarks and diagnostics; one round trip)."""
+        self._next_call += 1
+        request_id = self._next_call
+        future: asyncio.Future[w.BrokerStats] = self._loop.create_future()
+        self._stats[request_id] = future
+        try:
+            self._send([w.encode(w.Stats(id=request_id))])
+            return await future
+        finally:
+            self._stats.pop(request_id, None)
+
+    def _on_stats(self, msg: w.StatsReply) -> None:
+        future = self._stats.get(msg.id)
+        if future is not None and not future.done():
+            future.set_result(msg.stats)
+
     def _fail_calls(self, why: str) -> None:
         calls, self._calls = self._calls, {}
         for future in calls.values():
             if not future.done():
                 future.set_exception(IpcDisconnectedError(f"The call was lost: {why}."))
+        stats, self._stats = self._stats, {}
+        for waiter in stats.values():
+            if not waiter.done():
+                waiter.set_exception(IpcDisconnectedError(f"The request for the broker's statistics was lost: {why}."))

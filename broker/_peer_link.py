@@ -24,7 +24,8 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from ._config import HEARTBEAT_INTERVAL, MAX_PAYLOAD, PEER_TIMEOUT
+from . import _wire as w
+from ._config import HEARTBEAT_INTERVAL, MAX_GATES_PER_PEER, MAX_PAYLOAD, MAX_SUBSCRIPTIONS_PER_PEER, PEER_TIMEOUT
 from ._errors import IpcDisconnectedError, IpcError, IpcRefusedError
 from ._transport import DealerTransport, TransportBusyError
 
@@ -48,9 +49,14 @@ class _Connection:
     heartbeat: float = HEARTBEAT_INTERVAL
     timeout: float = PEER_TIMEOUT
     max_payload: int = MAX_PAYLOAD
+    max_gates: int = MAX_GATES_PER_PEER
+    max_subscriptions: int = MAX_SUBSCRIPTIONS_PER_PEER
     seq: int = 0
     last_heard: float = 0.0
+    """`time.monotonic()` when a frame last came on the main socket."""
     refused: IpcError | None = None
+    name_busy: w.NameBusy | None = None
+    """The broker's last NameBusy: our name is held by a process it is not yet sure is gone."""
     ever_connected: bool = False
     listeners: list[Callable[[bool], Any]] = field(default_factory=list)
 

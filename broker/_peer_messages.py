@@ -11,6 +11,7 @@ import anyio.abc
 import msgspec
 
 from . import _wire as w
+from ._errors import IpcRefusedError
 from ._gate import Handler
 from ._peer_link import _caller, _Link, log
 
@@ -23,6 +24,16 @@ class _Messages(_Link):
     def __init__(self, endpoint: str, name: str, task_group: anyio.abc.TaskGroup) -> None:
         super().__init__(endpoint, name, task_group)
         self._subscriptions: dict[str, list[Handler]] = {}
+
+    def _check_subscribe(self, gate: str) -> None:
+        """Refuse a subscription past the broker's bound here, where the error reaches the caller (B7)."""
+        limit = self._conn.max_subscriptions
+        if sum(len(callbacks) for callbacks in self._subscriptions.values()) >= limit:
+            raise IpcRefusedError(
+                f"{self.name} already holds {limit} subscriptions, the most the bus allows per "
+                f"process; the subscription to {gate!r} was not made. Unsubscribe the callbacks it "
+                "no longer needs, or start the broker with a higher BrokerConfig.max_subscriptions_per_peer."
+            )
 
     def _on_message(self, msg: w.Message, payload: bytes) -> None:
         callbacks = self._subscriptions.get(msg.gate)

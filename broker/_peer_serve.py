@@ -16,7 +16,7 @@ import anyio.abc
 import msgspec
 
 from . import _wire as w
-from ._errors import IpcError, IpcHandlerError, IpcNotReadyError, IpcTypeMismatchError
+from ._errors import IpcError, IpcHandlerError, IpcNotReadyError, IpcRefusedError, IpcTypeMismatchError
 from ._gate import _Provided, _Slot
 from ._peer_link import _caller, _Link
 from ._signature import check_args, check_result
@@ -31,6 +31,17 @@ class _Serving(_Link):
     def __init__(self, endpoint: str, name: str, task_group: anyio.abc.TaskGroup) -> None:
         super().__init__(endpoint, name, task_group)
         self._provided: dict[str, _Provided] = {}
+
+    def _check_provide(self, gate: str) -> None:
+        """Refuse a new gate past the broker's bound here, where the error reaches the caller (B7)."""
+        limit = self._conn.max_gates
+        if gate not in self._provided and len(self._provided) >= limit:
+            raise IpcRefusedError(
+                f"{self.name} already provides {limit} gates, the most the bus allows per process; "
+                f"{gate!r} was not registered. Unregister the gates it no longer needs "
+                "(unregister_func, unregister_action), or start the broker with a higher "
+                "BrokerConfig.max_gates_per_peer."
+            )
 
     def _on_invoke(self, msg: w.Invoke, payload: bytes) -> None:
         provided = self._provided.get(msg.gate)

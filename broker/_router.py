@@ -2,7 +2,8 @@
 
 `Router.handle(identity, frames, now)` takes one message as the ROUTER socket received it and
 returns what to send, as `Outgoing` items; `Router.sweep(now)` removes peers that stopped
-sending heartbeats. The transport (`_transport.py`) owns the socket; this module never sees
+sending heartbeats, and `Router.probe()` asks the transport to try every peer's connection.
+The transport (`_transport.py`) owns the socket; this module never sees
 it, so the whole routing logic is tested in memory.
 
 Identities are the ROUTER's routing ids, assigned by ZeroMQ on each connection; they never
@@ -14,8 +15,9 @@ module each, are mixins on one object, so routing a call makes no extra hop:
 
 - `_router_state`: the tables (peers, gates, pending calls) and the queue of `Outgoing` frames;
 - `_router_gates`: Provide, Withdraw, Subscribe, Unsubscribe and the table's change events;
-- `_router_calls`: Call, Reply and Send, with the limits on payloads and calls in flight;
-- `_router_peers`: Hello, Bye and the heartbeat sweep.
+- `_router_calls`: Call, Reply, Abandon and Send, with the limits on payloads and calls in flight;
+- `_router_peers`: Hello (and a name handed on from a process that died), Bye, removing a peer;
+- `_router_liveness`: Alive from a process's beacon, the sweep, and probes of closed connections.
 """
 
 from __future__ import annotations
@@ -25,9 +27,7 @@ import logging
 import msgspec
 
 from . import _wire as w
-from ._router_calls import _Calls
-from ._router_gates import _Gates
-from ._router_peers import _Peers
+from ._router_liveness import _Liveness
 from ._router_state import Outgoing
 
 __all__ = ["Outgoing", "Router"]
@@ -35,8 +35,22 @@ __all__ = ["Outgoing", "Router"]
 log = logging.getLogger("xivmcp.broker")
 
 
-class Router(_Peers, _Gates, _Calls):
-    """The routing table; `handle`, `sweep`, `undeliverable` and `shutdown` return what to send."""
+class Router(_Liveness):
+    """The routing table; `handle`, `sweep`, `probe`, `undeliverable` and `shutdown` return what
+    to send."""
+
+    def stats(self) -> w.BrokerStats:
+        """What the broker holds right now (the answer to a Stats request)."""
+        peers = self._by_identity.values()
+        return w.BrokerStats(
+            broker=self.incarnation,
+            peers=len(self._by_name),
+            gates=len(self._gates),
+            pending_calls=len(self._pending),
+            subscriptions=sum(p.subscriptions for p in peers),
+            in_flight={p.name: len(p.calls) for p in peers if p.calls},
+            contested_names=len({name for name, _ in self._contests}),
+        )
 
     def handle(self, identity: bytes, frames: list[bytes], now: float) -> list[Outgoing]:
         """Process one received message; never raises."""
@@ -66,6 +80,9 @@ class Router(_Peers, _Gates, _Calls):
             self._hello(identity, peer, msg, now)
             return
         if peer is None:
+            if isinstance(msg, w.Alive):  # a beacon's socket is never a peer's: checked only here
+                self._alive(identity, msg, now)
+                return
             # Unknown identity: a peer from before a broker restart, or one we declared dead.
             self._send(identity, w.NeedHello(broker=self.incarnation))
             return
@@ -91,3 +108,9 @@ class Router(_Peers, _Gates, _Calls):
                 self._send(identity, self._table(peer))
             case w.Bye():
                 self._remove_peer(peer, f"{peer.name} disconnected")
+            case w.Abandon():
+                self._abandon(peer, msg)
+            case w.Stats():
+                self._send(identity, w.StatsReply(id=msg.id, stats=self.stats()))
+            case w.Alive():
+                self._alive(identity, msg, now)

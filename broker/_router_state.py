@@ -1,10 +1,16 @@
 """The router's state, and the helpers that queue what it sends: the base of `Router`.
 
-`_RouterState` holds the four tables every part of the router reads: the peers by identity and
-by name, the gates, the calls waiting for a reply, and `_out`, the frames queued by the message
-being handled. The tables refer to each other (a gate names its provider, a pending call its
-caller), so they live together here; the parts that change them are mixins on top
-(`_router_gates`, `_router_calls`, `_router_peers`), composed in `_router.py`.
+`_RouterState` holds the tables every part of the router reads: the peers by identity and by
+name, the gates, the calls waiting for a reply, the names a newcomer waits for (`_contests`, B4),
+and `_out`, the frames queued by the message being handled. The tables refer to each other (a
+gate names its provider, a pending call its caller), so they live together here; the parts that
+change them are mixins on top (`_router_gates`, `_router_calls`, `_router_peers`,
+`_router_liveness`), composed in `_router.py`.
+
+A caller's calls are counted twice, per caller (`_Peer.calls`) and per caller and provider
+(`_Pair`), so that one hung provider holds at most `max_in_flight_per_provider` of a caller's
+calls and never starves its calls to anyone else (B6). A pending call points at its caller and
+its pair directly: finishing a call costs no lookup.
 """
 
 from __future__ import annotations
@@ -22,6 +28,15 @@ class Outgoing:
     frames: list[bytes]
     call_id: int = 0
     """Nonzero for an Invoke: if it cannot be delivered, the router fails that call."""
+    probe: bool = False
+    """A liveness probe: if the peer's connection is gone, the router removes the peer at once."""
+
+
+@dataclass(slots=True)
+class _Pair:
+    """The calls one caller has waiting on one provider."""
+
+    in_flight: int = 0
 
 
 @dataclass(slots=True)
@@ -30,9 +45,14 @@ class _Peer:
     identity: bytes
     incarnation: str
     last_seen: float
-    in_flight: int = 0
     seq: int = 0
-    subscriptions: dict[str, int] = field(default_factory=dict)
+    calls: dict[int, int] = field(default_factory=dict)
+    """This peer's calls waiting for a reply: its own call id -> the broker's (for Abandon)."""
+    to: dict[str, _Pair] = field(default_factory=dict)
+    """This peer's calls in flight by provider name."""
+    provides: set[str] = field(default_factory=set)
+    """The gates this peer fills a slot of (counted against `max_gates_per_peer`)."""
+    subscriptions: int = 0
 
 
 @dataclass(slots=True)
@@ -57,10 +77,11 @@ class _Gate:
 
 @dataclass(slots=True)
 class _Pending:
-    caller: bytes
+    caller: _Peer
     caller_call_id: int
     provider: str
     gate: str
+    pair: _Pair
 
 
 def _err(kind: str, message: str) -> w.ErrorInfo:
@@ -77,6 +98,8 @@ class _RouterState:
         self._by_name: dict[str, _Peer] = {}
         self._gates: dict[str, _Gate] = {}
         self._pending: dict[int, _Pending] = {}
+        self._contests: dict[tuple[str, str], float] = {}
+        """(name, newcomer's incarnation) -> when the newcomer first asked for the held name."""
         self._next_call = 0
         self._out: list[Outgoing] = []
 
@@ -89,20 +112,13 @@ class _RouterState:
             f"({limit // 1024} KiB). Send less, or start the broker with a larger --max-payload."
         )
 
-    def _send(
-        self,
-        identity: bytes,
-        msg: w.Welcome
-        | w.Refused
-        | w.NeedHello
-        | w.Pong
-        | w.PeerJoined
-        | w.PeerLeft
-        | w.GateChanged
-        | w.GateTable
-        | w.Notice,
-    ) -> None:
+    def _send(self, identity: bytes, msg: w.ToPeer) -> None:
         self._out.append(Outgoing(identity, [w.encode(msg)]))
+
+    def _probe_of(self, peer: _Peer) -> Outgoing:
+        """A harmless frame (a Pong) to `peer`, marked so that if its connection is gone the
+        transport says so and the router removes it (`undeliverable`)."""
+        return Outgoing(peer.identity, [w.encode(w.Pong(broker=self.incarnation))], probe=True)
 
     def _result(self, identity: bytes, call_id: int, error: w.ErrorInfo) -> None:
         self._out.append(Outgoing(identity, [w.encode(w.Result(id=call_id, error=error))]))

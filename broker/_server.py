@@ -2,6 +2,10 @@
 
 `Broker` runs a synchronous loop (`serve_forever`), in the main thread of `xivmcp broker` or in
 a background thread (`start_in_thread`, for tests and embedding).
+
+When the transport sees a connection close, the loop probes every peer (`Router.probe`) at once
+and twice more, at `PROBE_AGAIN` seconds after: ZeroMQ reports the closed connection a moment
+before the ROUTER socket has dropped that identity's pipe, and only then does a send to it fail.
 """
 
 from __future__ import annotations
@@ -10,12 +14,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Final
 
 from ._config import BrokerConfig, check_bind_endpoint
 from ._router import Outgoing, Router
-from ._transport import RouterTransport
+from ._transport import UNREACHABLE, RouterTransport
 
 log = logging.getLogger("xivmcp.broker")
+
+PROBE_AGAIN: Final = (0.05, 0.25)
+"""Seconds after a closed connection at which every peer is probed again."""
 
 
 class Broker:
@@ -36,10 +44,12 @@ class Broker:
         transport, router, clock = self._transport, self.router, self._clock
         sweep_every = min(0.25, self.config.heartbeat_interval / 2)
         next_sweep = clock() + sweep_every
+        probes: list[float] = []  # when to probe every peer again, soonest first
         log.info("bus listening on %s", self.endpoint)
         try:
             while not self._stop.is_set():
-                transport.wait(max(0.0, next_sweep - clock()))
+                wake = next_sweep if not probes else min(next_sweep, probes[0])
+                transport.wait(max(0.0, wake - clock()))
                 # Read everything queued, then send everything: fewer wake-ups of ZeroMQ's
                 # I/O thread than alternating one receive and one send.
                 outgoing: list[Outgoing] = []
@@ -49,6 +59,11 @@ class Broker:
                     outgoing += router.handle(identity, frames, now)
                 self._deliver(outgoing)
                 now = clock()
+                if transport.take_disconnects():
+                    probes = sorted({now, *probes, *(now + after for after in PROBE_AGAIN)})
+                if probes and probes[0] <= now:
+                    probes = [at for at in probes if at > now]
+                    self._deliver(router.probe())
                 if now >= next_sweep:
                     self._deliver(router.sweep(now))
                     next_sweep = now + sweep_every
@@ -64,7 +79,7 @@ class Broker:
                 why = self._transport.send_nowait(item.identity, item.frames)
                 if why is not None:
                     log.debug("undeliverable to %r: %s", item.identity, why)
-                    failed.extend(self.router.undeliverable(item, why))
+                    failed.extend(self.router.undeliverable(item, why, gone=why == UNREACHABLE))
             items = failed
 
     def stop(self) -> None:

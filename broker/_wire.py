@@ -7,8 +7,13 @@ checks its size. One frame rather than a header frame plus a payload frame: ever
 a send and a receive in each of three processes, and that showed in the benchmark.
 
 Peer -> broker: Hello, Ping, Bye, Provide, Withdraw, Subscribe, Unsubscribe, Call, Reply,
-Send, Snapshot.  Broker -> peer: Welcome, Refused, NeedHello, Pong, Invoke, Result, Message,
-GateChanged, PeerJoined, PeerLeft, GateTable, Notice.
+Send, Snapshot, Alive, Abandon, Stats.  Broker -> peer: Welcome, Refused, NeedHello, Pong,
+Invoke, Result, Message, GateChanged, PeerJoined, PeerLeft, GateTable, Notice, AliveAck,
+NameBusy, StatsReply.
+
+`Alive` travels on a socket of its own (a process's liveness beacon, `_transport.LivenessBeacon`),
+so it names the process and proves it with its incarnation, which only that process and the
+broker know; the broker answers it with `AliveAck` on the same socket.
 
 Fields only ever get added, with defaults (msgspec's schema-evolution rules).
 """
@@ -31,6 +36,22 @@ class ErrorInfo(msgspec.Struct, frozen=True):
     message: str
     type_name: str = ""
     detail: str = ""
+
+
+class BrokerStats(msgspec.Struct, frozen=True):
+    """What the broker holds right now, for tests and benchmarks (`PluginInterface.broker_stats`).
+
+    `in_flight` counts the calls each process has waiting for a reply, by caller name;
+    `contested_names` the names a newcomer is waiting for (B4).
+    """
+
+    broker: str
+    peers: int
+    gates: int
+    pending_calls: int
+    subscriptions: int = 0
+    in_flight: dict[str, int] = {}
+    contested_names: int = 0
 
 
 class SlotInfo(msgspec.Struct, frozen=True):
@@ -110,7 +131,43 @@ class Snapshot(msgspec.Struct, tag="snapshot", tag_field="t", frozen=True):
     pass
 
 
-ToBroker = Hello | Ping | Bye | Provide | Withdraw | Subscribe | Unsubscribe | Call | Reply | Send | Snapshot
+class Alive(msgspec.Struct, tag="alive", tag_field="t", frozen=True):
+    """From a process's liveness beacon: "this process is alive", whatever its event loop does.
+
+    `stamp` is the beacon's clock when it sent this; the AliveAck carries it back, so the process
+    can tell an answer to an Alive sent before its latest Welcome (stale) from a fresh one."""
+
+    name: str
+    incarnation: str
+    stamp: float = 0.0
+
+
+class Abandon(msgspec.Struct, tag="abandon", tag_field="t", frozen=True):
+    """The caller gave up on its call `id` (cancelled, timed out): free it at the broker."""
+
+    id: int
+
+
+class Stats(msgspec.Struct, tag="stats", tag_field="t", frozen=True):
+    id: int = 0
+
+
+ToBroker = (
+    Hello
+    | Ping
+    | Bye
+    | Provide
+    | Withdraw
+    | Subscribe
+    | Unsubscribe
+    | Call
+    | Reply
+    | Send
+    | Snapshot
+    | Alive
+    | Abandon
+    | Stats
+)
 
 # --- broker -> peer -------------------------------------------------------------------------
 
@@ -124,6 +181,9 @@ class Welcome(msgspec.Struct, tag="welcome", tag_field="t", frozen=True):
     gates: tuple[GateInfo, ...] = ()
     peers: tuple[str, ...] = ()
     seq: int = 0
+    max_gates: int = 0
+    """Gates this process may provide; 0: a broker from before the limit (use the default)."""
+    max_subscriptions: int = 0
 
 
 class Refused(msgspec.Struct, tag="refused", tag_field="t", frozen=True):
@@ -187,6 +247,32 @@ class Notice(msgspec.Struct, tag="notice", tag_field="t", frozen=True):
     error: ErrorInfo
 
 
+class AliveAck(msgspec.Struct, tag="aliveack", tag_field="t", frozen=True):
+    """The answer to an Alive: `known` is False if the broker has no process of that name and
+    incarnation (it restarted, or it removed this one): the process must say Hello again."""
+
+    broker: str
+    known: bool
+    stamp: float = 0.0
+
+
+class NameBusy(msgspec.Struct, tag="namebusy", tag_field="t", frozen=True):
+    """The answer to a Hello for a name another process holds while the broker finds out whether
+    that process is still alive: say Hello again in `retry_in` seconds (B4)."""
+
+    name: str
+    last_heard: float
+    """Seconds since the broker last heard from the process holding the name."""
+    frees_within: float
+    """Seconds within which the name is free if that process is gone."""
+    retry_in: float
+
+
+class StatsReply(msgspec.Struct, tag="statsreply", tag_field="t", frozen=True):
+    id: int
+    stats: BrokerStats
+
+
 ToPeer = (
     Welcome
     | Refused
@@ -200,6 +286,9 @@ ToPeer = (
     | PeerLeft
     | GateTable
     | Notice
+    | AliveAck
+    | NameBusy
+    | StatsReply
 )
 
 # Built once: encoding and decoding are on the hot path of every call.

@@ -10,6 +10,9 @@ provider NAME [--announce TEXT]
       NAME.Caller   func() -> str           `broker.current_caller()` inside the handler
       NAME.Boom     func(str) -> str        raises ValueError(arg)
       NAME.Slow     func() -> str           prints "slow-started", then never answers
+      NAME.Hang     func() -> str           never answers, quietly (for thousands of abandoned calls)
+      NAME.Block    func(float) -> str      a sync handler: prints "block-started", blocks the event
+                                            loop in time.sleep(ARG) seconds, returns "woke"
       NAME.Log      action(str)             prints "action ARG"
       NAME.Announce func(str) -> int        sends a message on NAME.News; returns its subscription count
       NAME.SubCount func() -> int           subscription_count of NAME.News
@@ -24,13 +27,15 @@ caller NAME GATE
     Waits until GATE has a func, calls it with no arguments and prints "result JSON" or
     "error KIND MESSAGE"; then waits to be killed.
 
-Every role prints "reconnected" when its connection to the bus comes back after a loss.
+Every role prints "lost" when it loses its connection to the bus, and "reconnected" when the
+connection comes back after a loss.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -65,6 +70,15 @@ async def provider(pi: broker.PluginInterface, name: str, announce: str | None) 
         await anyio.sleep(3600)  # simulates a hung handler; the test kills this process
         return "never"
 
+    async def hang() -> str:
+        await anyio.sleep(3600)
+        return "never"
+
+    def block(seconds: float) -> str:
+        say("block-started")
+        time.sleep(seconds)  # blocks the whole event loop, as a busy sync handler does (B1)
+        return "woke"
+
     def log(text: str) -> None:
         say("action", text)
 
@@ -82,6 +96,8 @@ async def provider(pi: broker.PluginInterface, name: str, announce: str | None) 
         ("Caller", (), str, caller),
         ("Boom", (str,), str, boom),
         ("Slow", (), str, slow),
+        ("Hang", (), str, hang),
+        ("Block", (float,), str, block),
         ("Announce", (str,), int, announce_func),
         ("SubCount", (), int, sub_count),
     ]
@@ -145,6 +161,7 @@ async def main(argv: list[str]) -> None:
             nonlocal lost
             if not connected:
                 lost = True
+                say("lost")
             elif lost:
                 lost = False
                 say("reconnected")

@@ -55,6 +55,35 @@ def test_only_the_transport_module_imports_zmq() -> None:
     assert sorted(set(importers)) == ["_transport.py"]
 
 
+def test_all_lists_the_public_api_by_name() -> None:
+    assert sorted(broker.__all__) == sorted(
+        [
+            "DEFAULT_ENDPOINT",
+            "ENV_BUS",
+            "Broker",
+            "BrokerConfig",
+            "BrokerStats",
+            "CallGateProvider",
+            "CallGateSubscriber",
+            "GateInfo",
+            "IpcDisconnectedError",
+            "IpcError",
+            "IpcHandlerError",
+            "IpcLengthMismatchError",
+            "IpcNotReadyError",
+            "IpcPeerLeftError",
+            "IpcRefusedError",
+            "IpcTypeMismatchError",
+            "IpcValueNullError",
+            "PluginInterface",
+            "SlotInfo",
+            "connect",
+            "current_caller",
+            "resolve_endpoint",
+        ]
+    )
+
+
 def test_errors_form_one_tree_under_ipc_error() -> None:
     errors = [getattr(broker, n) for n in broker.__all__ if n.startswith("Ipc")]
     assert len(errors) == 9

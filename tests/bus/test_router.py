@@ -254,20 +254,127 @@ def test_message_on_a_foreign_gate_is_refused_with_a_notice(bus: Bus) -> None:
     assert notice.msg.error.message.startswith("Thief may not send messages on 'Prov.News'")
 
 
-def test_second_peer_with_a_taken_name_is_refused(bus: Bus) -> None:
+def test_hello_for_a_held_name_probes_the_holder_and_answers_name_busy(bus: Bus) -> None:
+    bus.hello(A, "Prov", incarnation="first")
+    bus.now += 0.7
+    items = bus.router.handle(
+        B, [w.encode(w.Hello(name="Prov", protocol=w.PROTOCOL_VERSION, incarnation="second"))], bus.now
+    )
+    [probe] = [i for i in items if i.identity == A]
+    assert probe.probe and isinstance(w.decode_to_peer(probe.frames[0]), w.Pong)
+    [busy] = [s for s in decode(items) if s.to == B]
+    assert busy.msg == w.NameBusy(
+        name="Prov", last_heard=pytest.approx(0.7), frees_within=pytest.approx(1.3), retry_in=0.25
+    )
+    assert bus.router.peers == ["Prov"]
+    assert bus.router.stats().contested_names == 1
+    # The newcomer is still unknown: whatever else it sends gets NeedHello.
+    [need] = bus.send(B, w.Ping())
+    assert isinstance(need.msg, w.NeedHello)
+
+
+def test_second_live_peer_with_a_taken_name_is_refused_once_the_holder_is_heard_from(bus: Bus) -> None:
     bus.hello(A, "Prov", incarnation="first")
     bus.now += 0.5
+    assert isinstance(only(bus.hello(B, "Prov", incarnation="second"), to=B).msg, w.NameBusy)
+    bus.now += 0.1
+    bus.send(b"beacon-a", w.Alive(name="Prov", incarnation="first"))  # too soon after: may be stale
+    assert isinstance(only(bus.hello(B, "Prov", incarnation="second"), to=B).msg, w.NameBusy)
+    bus.now += 0.3
+    bus.send(b"beacon-a", w.Alive(name="Prov", incarnation="first"))
+    bus.now += 0.1
     [refused] = bus.hello(B, "Prov", incarnation="second")
     assert refused.to == B and isinstance(refused.msg, w.Refused)
     assert refused.msg.error.message == (
-        "The InternalName 'Prov' is already connected from another process (last heard 0.5 s ago). "
-        "Each process needs its own name; if that process died, the bus notices within 2 s and the "
-        "name is free again."
+        "The InternalName 'Prov' is already connected from another process, which is alive (last heard "
+        "0.1 s ago). Each process needs its own name: start this one under another InternalName, or "
+        "stop the other process first."
     )
     assert bus.router.peers == ["Prov"]
-    # The refused identity is still unknown: whatever it sends next gets NeedHello.
-    [need] = bus.send(B, w.Ping())
-    assert isinstance(need.msg, w.NeedHello)
+    assert bus.router.stats().contested_names == 0
+
+
+def test_held_name_goes_to_the_newcomer_once_the_holders_probe_finds_its_connection_gone(bus: Bus) -> None:
+    bus.hello(A, "Prov", incarnation="first")
+    bus.provide(A, "Prov.Echo")
+    bus.hello(C, "Watcher")
+    items = bus.router.handle(
+        B, [w.encode(w.Hello(name="Prov", protocol=w.PROTOCOL_VERSION, incarnation="second"))], bus.now
+    )
+    [probe] = [i for i in items if i.probe]
+    left = decode(bus.router.undeliverable(probe, "its connection is gone", gone=True))
+    assert only(left, to=C, kind=w.PeerLeft).msg.reason == "Prov's connection closed (its process exited or was killed)"  # type: ignore[union-attr]
+    assert bus.router.gate_info("Prov.Echo") is None
+    sent = bus.hello(B, "Prov", incarnation="second")
+    assert isinstance(only(sent, to=B).msg, w.Welcome)
+    assert isinstance(only(sent, to=C, kind=w.PeerJoined).msg, w.PeerJoined)
+    assert bus.router.stats().contested_names == 0
+
+
+def test_held_name_goes_to_the_newcomer_once_the_silent_holder_is_swept(bus: Bus) -> None:
+    bus.hello(A, "Prov", incarnation="first")
+    bus.now += 1.0
+    assert isinstance(only(bus.hello(B, "Prov", incarnation="second"), to=B).msg, w.NameBusy)
+    bus.now += 1.1
+    bus.sweep()
+    assert bus.router.peers == []
+    assert isinstance(only(bus.hello(B, "Prov", incarnation="second"), to=B).msg, w.Welcome)
+
+
+def test_contests_nobody_asks_about_any_more_are_forgotten(bus: Bus) -> None:
+    bus.hello(A, "Prov", incarnation="first")
+    bus.hello(B, "Prov", incarnation="second")
+    bus.now += 5.5
+    bus.send(A, w.Ping())
+    bus.sweep()
+    assert bus.router.stats().contested_names == 0
+
+
+def test_a_probe_to_a_slow_peer_keeps_it(bus: Bus) -> None:
+    bus.hello(A, "Prov")
+    [probe] = bus.router.probe()
+    assert probe.identity == A and probe.probe
+    assert bus.router.undeliverable(probe, "its queue is full", gone=False) == []
+    assert bus.router.peers == ["Prov"]
+
+
+def test_a_probe_that_finds_a_providers_connection_gone_fails_its_calls_naming_it(bus: Bus) -> None:
+    bus.hello(A, "Prov")
+    bus.provide(A, "Prov.Slow")
+    bus.hello(B, "Caller")
+    bus.call(B, 9, "Prov.Slow")
+    probes = {item.identity: item for item in bus.router.probe()}
+    assert set(probes) == {A, B}
+    sent = decode(bus.router.undeliverable(probes[A], "its connection is gone", gone=True))
+    result = only(sent, to=B, kind=w.Result).msg
+    assert isinstance(result, w.Result) and result.error is not None and result.id == 9
+    assert result.error.kind == "IpcPeerLeftError"
+    assert result.error.message == (
+        "Prov left the bus during the call to Prov.Slow (Prov's connection closed (its process exited or was killed))."
+    )
+    assert bus.router.peers == ["Caller"] and bus.router.pending_calls == 0
+
+
+def test_alive_with_the_right_incarnation_keeps_a_busy_peer_past_the_timeout(bus: Bus) -> None:
+    bus.hello(A, "Prov", incarnation="secret-a")
+    for _ in range(8):
+        bus.now += 0.5
+        [ack] = bus.send(b"beacon", w.Alive(name="Prov", incarnation="secret-a", stamp=3.5))
+        assert ack.to == b"beacon"
+        assert ack.msg == w.AliveAck(broker=bus.router.incarnation, known=True, stamp=3.5)
+        assert bus.sweep() == []
+    assert bus.router.peers == ["Prov"]
+
+
+def test_alive_with_a_wrong_incarnation_or_unknown_name_is_not_known_and_refreshes_nothing(bus: Bus) -> None:
+    bus.hello(A, "Prov", incarnation="secret-a")
+    bus.now += 1.5
+    for alive in (w.Alive(name="Prov", incarnation="guess"), w.Alive(name="Nobody", incarnation="secret-a")):
+        [ack] = bus.send(b"beacon", alive)
+        assert ack.msg == w.AliveAck(broker=bus.router.incarnation, known=False)
+    bus.now += 0.6
+    bus.sweep()
+    assert bus.router.peers == []
 
 
 def test_same_incarnation_on_a_new_connection_rebinds_the_name(bus: Bus) -> None:
@@ -419,12 +526,130 @@ def test_calls_beyond_the_in_flight_limit_are_refused_until_one_finishes() -> No
     assert refused.to == B and isinstance(refused.msg, w.Result) and refused.msg.error is not None
     assert refused.msg.error.kind == "IpcRefusedError"
     assert refused.msg.error.message == (
-        "Caller already has 2 calls in flight, the most the bus allows per process; wait for some to finish."
+        "Caller already has 2 calls in flight, the most the bus allows per process; wait for some to "
+        "finish, or cancel the calls it no longer needs (a cancelled call is freed at once)."
     )
     assert isinstance(first.msg, w.Invoke)
     bus.send(A, w.Reply(id=first.msg.id), b'"done"')
     [invoke] = bus.call(B, 4, "Prov.Echo")
     assert isinstance(invoke.msg, w.Invoke)
+
+
+def test_calls_to_one_provider_beyond_the_per_provider_limit_are_refused_naming_it() -> None:
+    bus = Bus(max_in_flight_per_provider=2)
+    bus.hello(A, "Hung")
+    bus.provide(A, "Hung.Slow")
+    bus.hello(C, "Other")
+    bus.provide(C, "Other.Echo")
+    bus.hello(B, "Caller")
+    [first] = bus.call(B, 1, "Hung.Slow")
+    bus.call(B, 2, "Hung.Slow")
+    [refused] = bus.call(B, 3, "Hung.Slow")
+    assert isinstance(refused.msg, w.Result) and refused.msg.error is not None
+    assert refused.msg.error.kind == "IpcRefusedError"
+    assert refused.msg.error.message == (
+        "Caller already has 2 calls in flight to Hung, the most the bus allows from one process to "
+        "another; Hung is not answering them (is it hung or overloaded?). Wait for some to finish, "
+        "or cancel the calls it no longer needs; calls to other processes are not affected."
+    )
+    # The hung provider does not starve the caller's calls to anyone else, nor other callers.
+    assert isinstance(only(bus.call(B, 4, "Other.Echo"), to=C).msg, w.Invoke)
+    bus.hello(D, "Another")
+    assert isinstance(only(bus.call(D, 1, "Hung.Slow"), to=A).msg, w.Invoke)
+    assert bus.router.stats().in_flight == {"Caller": 3, "Another": 1}
+    assert isinstance(first.msg, w.Invoke)
+    bus.send(A, w.Reply(id=first.msg.id), b'"late"')
+    assert isinstance(only(bus.call(B, 5, "Hung.Slow"), to=A).msg, w.Invoke)
+
+
+def test_abandon_frees_the_call_and_its_place_and_drops_the_late_reply() -> None:
+    bus = Bus(max_in_flight_per_provider=1)
+    bus.hello(A, "Hung")
+    bus.provide(A, "Hung.Slow")
+    bus.hello(B, "Caller")
+    [invoke] = bus.call(B, 1, "Hung.Slow")
+    assert bus.send(B, w.Abandon(id=1)) == []
+    assert bus.router.pending_calls == 0 and bus.router.stats().in_flight == {}
+    [again] = bus.call(B, 2, "Hung.Slow")
+    assert isinstance(invoke.msg, w.Invoke) and isinstance(again.msg, w.Invoke)
+    assert bus.send(A, w.Reply(id=invoke.msg.id), b'"late"') == []  # nobody waits for it
+    assert bus.send(B, w.Abandon(id=1)) == []  # twice, or after the answer: nothing
+    assert bus.send(B, w.Abandon(id=77)) == []
+    [result] = bus.send(A, w.Reply(id=again.msg.id), b'"in time"')
+    assert result.to == B and isinstance(result.msg, w.Result) and result.msg.id == 2
+
+
+def test_a_call_id_already_in_flight_is_refused(bus: Bus) -> None:
+    bus.hello(A, "Prov")
+    bus.provide(A, "Prov.Echo")
+    bus.hello(B, "Caller")
+    bus.call(B, 1, "Prov.Echo")
+    [refused] = bus.call(B, 1, "Prov.Echo")
+    assert refused.to == B and isinstance(refused.msg, w.Result) and refused.msg.error is not None
+    assert refused.msg.error.message == "Call id 1 is already in flight; number each call anew."
+    assert bus.router.pending_calls == 1
+
+
+def test_gates_beyond_the_per_process_limit_are_refused_with_a_notice() -> None:
+    bus = Bus(max_gates_per_peer=2)
+    bus.hello(A, "Prov")
+    bus.provide(A, "Prov.One")
+    bus.provide(A, "Prov.Two")
+    bus.provide(A, "Prov.Two", kind="action")  # the same gate: counted once
+    bus.provide(A, "Prov.One")  # again (a restore after a Welcome): counted once
+    [notice] = bus.provide(A, "Prov.Three")
+    assert notice.to == A and isinstance(notice.msg, w.Notice)
+    assert notice.msg.error.kind == "IpcRefusedError"
+    assert notice.msg.error.message == (
+        "Prov already provides 2 gates, the most the bus allows per process; 'Prov.Three' was not "
+        "registered. Unregister the gates it no longer needs, or start the broker with a higher "
+        "BrokerConfig.max_gates_per_peer."
+    )
+    assert bus.router.gate_info("Prov.Three") is None
+    bus.send(A, w.Withdraw(gate="Prov.Two", kind="func"))
+    assert of_kind(bus.provide(A, "Prov.Three"), w.Notice) != []  # Prov.Two still has its action
+    bus.send(A, w.Withdraw(gate="Prov.Two", kind="action"))
+    assert of_kind(bus.provide(A, "Prov.Three"), w.Notice) == []
+    assert bus.router.stats().gates == 2
+
+
+def test_subscriptions_beyond_the_per_process_limit_are_refused_with_a_notice() -> None:
+    bus = Bus(max_subscriptions_per_peer=2)
+    bus.hello(A, "Sub")
+    bus.send(A, w.Subscribe(gate="Prov.News"))
+    bus.send(A, w.Subscribe(gate="Prov.News"))
+    [notice] = bus.send(A, w.Subscribe(gate="Prov.Other"))
+    assert isinstance(notice.msg, w.Notice) and notice.msg.error.kind == "IpcRefusedError"
+    assert notice.msg.error.message.startswith(
+        "Sub already holds 2 subscriptions, the most the bus allows per process; the subscription "
+        "to 'Prov.Other' was not made."
+    )
+    assert bus.router.gate_info("Prov.Other") is None
+    bus.send(A, w.Unsubscribe(gate="Prov.News"))
+    bus.send(A, w.Unsubscribe(gate="Prov.Nothing"))  # not subscribed: frees nothing
+    assert of_kind(bus.send(A, w.Subscribe(gate="Prov.Other")), w.Notice) == []
+    assert bus.router.stats().subscriptions == 2
+
+
+def test_welcome_tells_the_peer_its_limits(bus: Bus) -> None:
+    welcome = only(bus.hello(A, "Prov"), to=A).msg
+    assert isinstance(welcome, w.Welcome)
+    assert (welcome.max_gates, welcome.max_subscriptions) == (512, 1024)
+
+
+def test_stats_request_is_answered_with_the_tables_sizes(bus: Bus) -> None:
+    bus.hello(A, "Prov")
+    bus.provide(A, "Prov.Echo")
+    bus.hello(B, "Caller")
+    bus.send(B, w.Subscribe(gate="Prov.News"))
+    bus.call(B, 1, "Prov.Echo")
+    [reply] = bus.send(B, w.Stats(id=5))
+    assert reply.to == B and reply.msg == w.StatsReply(
+        id=5,
+        stats=w.BrokerStats(
+            broker=bus.router.incarnation, peers=2, gates=2, pending_calls=1, subscriptions=1, in_flight={"Caller": 1}
+        ),
+    )
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,9 @@ TO_BROKER: list[w.ToBroker] = [
     w.Reply(id=7, error=ERROR),
     w.Send(gate="Prov.News"),
     w.Snapshot(),
+    w.Alive(name="Prov", incarnation="abc", stamp=12.5),
+    w.Abandon(id=7),
+    w.Stats(id=3),
 ]
 
 TO_PEER: list[w.ToPeer] = [
@@ -47,6 +50,9 @@ TO_PEER: list[w.ToPeer] = [
     w.PeerLeft(name="Tst", reason="gone", seq=7),
     w.GateTable(gates=(GATE,), peers=("Prov", "Tst"), seq=8),
     w.Notice(error=ERROR),
+    w.AliveAck(broker="b1", known=False, stamp=12.5),
+    w.NameBusy(name="Prov", last_heard=0.7, frees_within=1.3, retry_in=0.1),
+    w.StatsReply(id=3, stats=w.BrokerStats(broker="b1", peers=2, gates=3, pending_calls=0, in_flight={"Tst": 1})),
 ]
 
 
@@ -90,3 +96,11 @@ def test_a_header_with_an_unknown_field_still_decodes() -> None:
     """Fields only get added: an older broker reads a newer peer's header."""
     frame = msgspec.msgpack.encode({"t": "call", "id": 1, "gate": "A.B", "priority": "high"})
     assert w.decode_to_broker(frame) == w.Call(id=1, gate="A.B")
+
+
+def test_a_welcome_from_an_older_broker_without_the_limits_still_decodes() -> None:
+    old = msgspec.msgpack.encode(
+        {"t": "welcome", "name": "P", "broker": "b", "heartbeat": 0.5, "timeout": 2.0, "max_payload": 1}
+    )
+    welcome = w.decode_to_peer(old)
+    assert isinstance(welcome, w.Welcome) and welcome.max_gates == 0 and welcome.max_subscriptions == 0
