@@ -82,7 +82,7 @@ async def test_a2_concurrent_registrations_from_many_plugins_all_land_and_each_c
 ) -> None:
     async with inprocess_host(tmp_path) as (endpoint, host):
         changes: list[int] = []
-        host.on_change(lambda: changes.append(host.registry.version))
+        host.on_change(lambda _plugin: changes.append(host.registry.version))
         version = host.registry.version
 
         async def plugin(index: int) -> None:
@@ -116,8 +116,9 @@ async def test_a5_third_party_tools_are_offered_only_while_enabled_allowed_and_c
 
         changed = 0
 
-        def count() -> None:
+        def count(plugin: str | None) -> None:
             nonlocal changed
+            assert plugin in (None, "TestPeer")  # the change names the plugin it concerns
             changed += 1
 
         host.on_change(count)
