@@ -127,7 +127,7 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
             case w.Refused():
                 previous = self._conn.refused
                 self._conn.refused = error_from_wire(msg.error.kind, msg.error.message)
-                if previous is None or previous.message != msg.error.message:  # once, not per retry
+                if previous is None:  # once per refusal, not once per Hello retried after it
                     log.error("%s: the bus refused this process: %s", self.name, msg.error.message)
                 self._changed()
             case w.Notice():

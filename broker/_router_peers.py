@@ -29,7 +29,8 @@ from ._router_state import _err, _Gate, _Peer
 log = logging.getLogger("xivmcp.broker")
 
 MAX_CONTESTS: Final = 1024
-"""Newcomers that may wait for held names at once (B7); each Hello retry refreshes nothing."""
+"""Newcomers that may wait for held names at once (B7: a raw client inventing incarnations
+cannot grow the table without bound; the sweep forgets contests nobody asks about)."""
 
 
 class _Peers(_Gates, _Calls):

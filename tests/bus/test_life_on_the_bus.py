@@ -87,31 +87,6 @@ async def test_b2_a_frozen_provider_leaves_past_the_window_and_comes_back_whole_
     assert (await watcher.expect("joined Prov", WAIT)) == "joined Prov"
 
 
-async def test_b2_kill_9_mid_call_fails_the_call_naming_the_provider_within_3_s(
-    broker_proc: BrokerProcess, ready_provider: PeerProcess
-) -> None:
-    async with broker.connect(broker_proc.endpoint, "Tst") as pi:
-        async with anyio.create_task_group() as tg:
-            errors: list[BaseException] = []
-
-            async def call_slow() -> None:
-                try:
-                    await pi.get_ipc_subscriber("Prov.Slow").invoke_func()
-                except broker.IpcError as exc:
-                    errors.append(exc)
-
-            tg.start_soon(call_slow)
-            await ready_provider.expect("slow-started")
-            ready_provider.kill()
-            with anyio.fail_after(3.0):
-                await pi.wait_until(lambda: bool(errors))
-    [error] = errors
-    assert isinstance(error, broker.IpcPeerLeftError)
-    assert str(error) == (
-        "Prov left the bus during the call to Prov.Slow (Prov's connection closed (its process exited or was killed))."
-    )
-
-
 async def test_b4_a_provider_restarted_at_once_after_kill_9_gets_its_name(
     broker_proc: BrokerProcess, ready_provider: PeerProcess, spawn_peer: Spawn
 ) -> None:

@@ -57,7 +57,7 @@ async def raw_hello(sock: zmq.asyncio.Socket, name: str) -> None:
     await receive(sock, w.Welcome)
 
 
-async def test_kill_9_of_provider_mid_call_fails_the_pending_call_and_peers_learn_it_left(
+async def test_b2_kill_9_of_provider_mid_call_fails_the_pending_call_naming_it_and_peers_learn_it_left(
     broker_proc: BrokerProcess, ready_provider: PeerProcess, spawn_peer: Spawn
 ) -> None:
     watcher = await spawn_peer("watcher", "Watcher")

@@ -10,6 +10,7 @@ import pytest
 from broker import BrokerConfig
 from broker import _wire as w
 from broker._router import Outgoing, Router
+from broker._router_peers import MAX_CONTESTS
 
 
 @dataclass
@@ -328,6 +329,18 @@ def test_contests_nobody_asks_about_any_more_are_forgotten(bus: Bus) -> None:
     bus.send(A, w.Ping())
     bus.sweep()
     assert bus.router.stats().contested_names == 0
+
+
+def test_newcomers_waiting_for_held_names_are_bounded(bus: Bus) -> None:
+    bus.hello(A, "Prov", incarnation="first")
+    for n in range(MAX_CONTESTS):
+        assert isinstance(only(bus.hello(B, "Prov", incarnation=f"n{n}"), to=B).msg, w.NameBusy)
+    [refused] = bus.hello(B, "Prov", incarnation="one-too-many")
+    assert isinstance(refused.msg, w.Refused)
+    assert refused.msg.error.message == (
+        "1024 processes are already waiting for names other processes hold, the most the bus "
+        "allows; 'Prov' cannot wait too. Try again shortly."
+    )
 
 
 def test_a_probe_to_a_slow_peer_keeps_it(bus: Bus) -> None:
