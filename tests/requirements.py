@@ -61,6 +61,15 @@ RULES: Final[dict[str, str]] = {
     "P5": "A declared return type advertises an outputSchema; truncated lists return counts; paging.",
     "P6": "An exception becomes an error result written for the assistant.",
     "P7": "A call the framework loop does not pick up within 30 seconds is cancelled with a message.",
+    # Life on the bus
+    "B1": "Busy is not dead: a process whose loop is blocked for seconds keeps its name, gates and tools.",
+    "B2": "Gone is noticed: a killed process within 3 s, a frozen one past the liveness window.",
+    "B3": "Back is whole: a process that reconnects gets its gates, subscriptions and tools back.",
+    "B4": "A restarted process gets the name of one that just died; two live ones are refused.",
+    "B5": "Call and approval ids are unique across host processes; an id the host did not issue is refused.",
+    "B6": "A caller that gives up frees its call at the broker; in-flight limits per caller and provider.",
+    "B7": "Every table and log has a bound with a clear error or rotation.",
+    "B8": "Secrets never travel: the player's key by challenge and response; owner-only files.",
 }
 
 ISSUES: Final[dict[int, tuple[str, ...]]] = {
@@ -80,5 +89,9 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
     # 3: the MCP endpoint (gates/mcp, the core tools, `xivmcp connect`): tests/mcp, and P7,
     # which PluginCalls enforces on the host's clock, in tests/host.
     3: ("A1", "A2", "A9", "A10", "A12", "P2", "P5", "P6", "P7"),
+    # 4: gates/ in rooms by audience. No rule of its own; tests/test_layering.py checks the rooms.
+    4: (),
+    # 5: a plugin's life on the bus: tests/bus (broker side), tests/host (host side).
+    5: tuple(f"B{n}" for n in range(1, 9)),
 }
 """The rule ids each issue covers; every one must be named by some test."""
