@@ -48,9 +48,7 @@ class CallPath:
         """Decide (allow / ask / deny) and run a tool; errors are written for the assistant."""
         registered = self._registry.get(name)
         if registered is None:
-            return CallOutcome(
-                error=f"There is no tool named {quote(name)}. List the tools (tools/list) and try again."
-            )
+            return CallOutcome(error=self._unknown(name))
         if registered.owner == HOST_NAME:  # XIV MCP's own tools: core trust, always allowed (A5)
             return await self._core.call(name, arguments or {}, on_progress)
         owner, definition = registered.owner, registered.definition
@@ -68,6 +66,15 @@ class CallPath:
             )
             return CallOutcome(error=decision.message)
         return await self._calls.invoke(owner, name, args_json, on_progress=on_progress)
+
+    def _unknown(self, name: str) -> str:
+        owner = self._policies.consented_owner(name)
+        if owner is not None:  # a tool of a plugin that is away (restarting, or not started yet)
+            return (
+                f"{quote(name)} is a tool of {owner}, which is not connected to XIV MCP right now; "
+                "nothing was run. Try again once it is back (get_plugin_status shows when)."
+            )
+        return f"There is no tool named {quote(name)}. List the tools (tools/list) and try again."
 
     async def _ask_player(self, owner: str, definition: ToolDefinition, ask: Ask) -> Allow | Deny:
         titles = [c.title for c in map(find_capability, ask.capabilities) if c is not None]

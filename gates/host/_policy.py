@@ -75,6 +75,11 @@ class Policies:
     def can_run(self, owner: str) -> bool:
         return self.state(owner) is PluginState.ENABLED
 
+    def consented_owner(self, tool: str) -> str | None:
+        """The plugin the player consented to `tool` of, if any (for a tool not registered now)."""
+        with self._lock:
+            return next((owner for owner, record in self._records.items() if tool in record.consented), None)
+
     def knows(self, owner: str) -> bool:
         with self._lock:
             return owner in self._records

@@ -198,7 +198,8 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
         card = await player.plugin("MyPlugin")
         assert (card["connected"], card["tools"], card["state"]) == (False, [], "enabled")
         assert await player.error("myplugin_status") == (
-            "There is no tool named 'myplugin_status'. List the tools (tools/list) and try again."
+            "'myplugin_status' is a tool of MyPlugin, which is not connected to XIV MCP right now; nothing was "
+            "run. Try again once it is back (get_plugin_status shows when)."
         )
         calls = [e for e in read_audit(system.data_dir) if e["kind"] == "call" and e.get("tool") == "myplugin_farm"]
         assert calls[-1]["details"]["error"] == "The MyPlugin plugin was unloaded during the call."
