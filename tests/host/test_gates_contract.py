@@ -18,7 +18,7 @@ from broker import Broker, BrokerConfig
 from gates.host import HostLimits, NotYourHostError, PlayerClient, read_player_key
 from gates.host._player_auth import host_proof, new_nonce, player_mac
 
-from ._system import WAIT, Player, gate, inprocess_host, ok, plugin_peer, read_audit, refused, start_call
+from ._system import WAIT, Player, TestPlugin, gate, inprocess_host, ok, plugin_peer, read_audit, refused, start_call
 
 pytestmark = pytest.mark.asyncio
 
@@ -728,6 +728,15 @@ async def proven(pi: broker.PluginInterface, key: str, command: str) -> dict[str
 ONLY_THE_PLAYER = "Only the player can use XivMcp.Player"
 
 
+async def allowed_tool(plugin: TestPlugin, data_dir: Path, name: str, capability: str) -> Player:
+    """Register `name` (needing `capability`), enable the plugin and allow the capability: the player."""
+    player = Player(plugin.pi, data_dir)
+    await plugin.register(name, capabilities=[capability])
+    await player.ok("enable", plugin=plugin.name)
+    await player.set_modes(plugin.name, **{capability: "allow"})
+    return player
+
+
 def owner_only(path: Path) -> bool:
     return path.stat().st_mode & 0o077 == 0
 
@@ -802,10 +811,7 @@ async def test_b5_call_ids_differ_across_host_processes_and_an_old_id_is_refused
     ids: list[str] = []
     for _ in range(2):  # the same data dir, a host process after another
         async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-            player = Player(plugin.pi, tmp_path)
-            await plugin.register("testpeer_wait", capabilities=["game_ui"])
-            await player.ok("enable", plugin="TestPeer")
-            await player.set_modes("TestPeer", game_ui="allow")
+            player = await allowed_tool(plugin, tmp_path, "testpeer_wait", "game_ui")
             async with anyio.create_task_group() as tg:
                 call = start_call(tg, player, "testpeer_wait")
                 call_id, _, _ = await plugin.next_invoke()
@@ -826,10 +832,7 @@ async def test_b5_get_approval_answers_only_the_plugin_it_belongs_to(tmp_path: P
         plugin_peer(endpoint, "TestPeer") as plugin,
         broker.connect(endpoint, "Other") as other,
     ):
-        player = Player(plugin.pi, tmp_path)
-        await plugin.register("testpeer_buy", capabilities=["spend_gil"])
-        await player.ok("enable", plugin="TestPeer")
-        await player.set_modes("TestPeer", spend_gil="allow")
+        player = await allowed_tool(plugin, tmp_path, "testpeer_buy", "spend_gil")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_buy")
             call_id, _, _ = await plugin.next_invoke()
@@ -948,10 +951,7 @@ async def test_b3_a_plugin_that_leaves_takes_its_declaration_and_open_approvals_
 async def test_b7_a_huge_capability_in_an_approval_request_is_cut_in_what_is_kept_and_logged(tmp_path: Path) -> None:
     # SPEC: B7, G9
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
-        await plugin.register("testpeer_buy", capabilities=["spend_gil"])
-        await player.ok("enable", plugin="TestPeer")
-        await player.set_modes("TestPeer", spend_gil="allow")
+        player = await allowed_tool(plugin, tmp_path, "testpeer_buy", "spend_gil")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_buy")
             call_id, _, _ = await plugin.next_invoke()
