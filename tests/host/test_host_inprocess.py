@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 import broker
@@ -198,6 +199,10 @@ async def test_p7_a_call_invoke_does_not_reply_to_within_30_seconds_ends_as_a_bl
             await player.ok("advance_clock", seconds=2)
             assert await call.outcome() == {"ok": True, "isError": True, "error": BLOCKED}
             assert await plugin.next_cancel() == call_id
+            # SPEC: B6 - XIV MCP stopped waiting for that Invoke: the broker holds no call for it
+            with anyio.fail_after(WAIT):
+                while (await plugin.pi.broker_stats()).pending_calls:
+                    await anyio.lowlevel.checkpoint()
 
             # Invoke's late reply is ignored: the call still waits for CompleteCall / FailCall
             release.set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,3 +106,17 @@ def test_a6_after_a_restart_the_same_registration_is_not_asked_again(data_dir: P
         assert restarted.on_registered("MyPlugin", registration_of([grown])).kind is ReviewKind.CHANGED
     with PolicyDatabase.in_dir(data_dir) as third_run:
         assert Policies(third_run).state("MyPlugin") is PluginState.AWAITING_CONSENT
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_b8_a_secret_file_open_to_others_is_tightened_and_the_data_dir_made_owner_only(tmp_path: Path) -> None:
+    from gates.host._secrets import owner_only_dir, secret
+
+    key = tmp_path / "data" / "player.key"
+    key.parent.mkdir(mode=0o755)
+    key.write_text("kept")
+    key.chmod(0o644)
+    assert secret(key, "player key") == "kept"  # the same secret, now readable by this user only
+    assert key.stat().st_mode & 0o777 == 0o600
+    owner_only_dir(key.parent)
+    assert key.parent.stat().st_mode & 0o777 == 0o700
