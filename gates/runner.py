@@ -3,16 +3,20 @@
     run_host(HostConfig(...), McpSettings(...))     the host, then the endpoint, until cancelled
 
 The MCP front is imported only by a host that serves it, so `run_host(config)` alone loads no
-`mcp`, `uvicorn` or `starlette`.
+`mcp`, `uvicorn` or `starlette`. Once ready, the host writes `DATA_DIR/runtime.json` (its pid,
+bus and MCP URL), which the commands and plugins use to find it, and removes it on the way out.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Final
 
 import anyio
 
+from gates.contract import RuntimeInfo, remove_runtime, write_runtime
 from gates.host import HostConfig, host_running
 from gates.mcp import McpSettings
 
@@ -44,10 +48,16 @@ async def run_host(
         try:
             with anyio.fail_after(READY_TIMEOUT):
                 await host.pi.flush()  # "ready" means the broker holds the host's gates: plugins can call them
+            started = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+            runtime = RuntimeInfo(
+                pid=os.getpid(), bus=host.pi.endpoint, mcp=None if endpoint is None else endpoint.url, started=started
+            )
+            write_runtime(config.data_dir, runtime)  # commands, samples and plugins find this system by it
             if on_ready is not None:
                 on_ready()
             await anyio.sleep_forever()
         finally:
+            remove_runtime(config.data_dir, os.getpid())
             if endpoint is not None:
                 with anyio.CancelScope(shield=True):
                     await endpoint.aclose()

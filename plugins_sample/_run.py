@@ -5,22 +5,39 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import sys
+import traceback
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
 
+from broker import IpcError
+from gates.contract import find_bus
+
+_VERBOSE = [False]
+"""Whether the sample was started with --verbose (tracebacks for expected errors too)."""
+
 
 def parse_args(name: str, extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
+    """The sample's options; `--bus` as the commands find it (option, $XIVMCP_BUS, the running host's)."""
     parser = argparse.ArgumentParser(prog=f"python -m plugins_sample.{name}")
-    parser.add_argument("--bus", default=os.environ.get("XIVMCP_BUS"), help="bus endpoint (default $XIVMCP_BUS)")
+    parser.add_argument("--bus", default=None, help="bus endpoint (default: $XIVMCP_BUS, else the running host's)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="the host's data dir, to find its bus (default: $XIVMCP_DATA_DIR, else the user's)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     if extra is not None:
         extra(parser)
     args = parser.parse_args()
+    args.bus = find_bus(args.bus, Path(args.data_dir) if args.data_dir else None)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+    if not args.verbose:
+        logging.getLogger("xivmcp.bus").setLevel(logging.ERROR)  # run() says what went wrong, once
+    _VERBOSE[0] = args.verbose
     return args
 
 
@@ -33,6 +50,11 @@ def run(main: Callable[[], Awaitable[None]]) -> None:
         anyio.run(main, backend="asyncio", backend_options=options)
     except KeyboardInterrupt:
         pass
+    except IpcError as exc:  # no broker, the name taken: one line, not a traceback
+        if _VERBOSE[0]:
+            traceback.print_exc()
+        print(str(exc), file=sys.stderr, flush=True)
+        sys.exit(2)
 
 
 def say(text: str) -> None:

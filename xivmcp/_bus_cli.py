@@ -26,17 +26,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     gsub = gate.add_subparsers(dest="gate_cmd", required=True)
     g = gsub.add_parser("list", parents=[common], help="every gate: provider, func/action, signature, subscribers")
     g.add_argument("--json", action="store_true", help="print JSON")
-    g.set_defaults(func=cmd_gate_list)
+    g.set_defaults(func=cmd_gate_list, finds_system=True)
     g = gsub.add_parser("call", parents=[common], help="invoke a func gate; each ARG is JSON if it parses")
     g.add_argument("name")
     g.add_argument("args", nargs="*")
     g.add_argument("--as", dest="as_name", default=None, help="InternalName to call as")
     g.add_argument("--action", action="store_true", help="invoke the gate's action instead of its func")
-    g.set_defaults(func=cmd_gate_call)
+    g.set_defaults(func=cmd_gate_call, finds_system=True)
     g = gsub.add_parser("watch", parents=[common], help="print each message sent on a gate")
     g.add_argument("name")
     g.add_argument("--count", type=int, default=0, help="exit after this many messages (0: never)")
-    g.set_defaults(func=cmd_gate_watch)
+    g.set_defaults(func=cmd_gate_watch, finds_system=True)
 
 
 def build_broker_config(args: argparse.Namespace) -> BrokerConfig:
@@ -86,7 +86,7 @@ def cmd_gate_list(args: argparse.Namespace) -> int:
             print(f"{g.name}: {'; '.join(parts) or 'no provider'}{subs}")
         return 0
 
-    return run_async(run)
+    return run_async(run, verbose=args.verbose)
 
 
 def _gate_json(g: Any) -> dict[str, Any]:
@@ -114,12 +114,12 @@ def cmd_gate_call(args: argparse.Namespace) -> int:
                 else:
                     result = await sub.invoke_func(*values)
             except IpcError as exc:
-                print_err(f"{type(exc).__name__}: {exc}")
+                print_err(f"{type(exc).__name__}: {exc}")  # the framework's own error kind, as a plugin sees it
                 return 1
         print(result if isinstance(result, str) else json.dumps(result))
         return 0
 
-    return run_async(run)
+    return run_async(run, verbose=args.verbose)
 
 
 def cmd_gate_watch(args: argparse.Namespace) -> int:
@@ -140,4 +140,4 @@ def cmd_gate_watch(args: argparse.Namespace) -> int:
             await done.wait()
         return 0
 
-    return run_async(run)
+    return run_async(run, verbose=args.verbose)

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gates.mcp import DEFAULT_HTTP_PORT, EndpointError, mcp_url, parse_http_address, read_mcp_token
+from gates.contract import ENV_HTTP, read_runtime
+from gates.mcp import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, EndpointError, mcp_url, parse_http_address, read_mcp_token
 
 from ._common import print_err
 
@@ -36,9 +37,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p = sub.add_parser("connect", parents=[common], help="how AI apps connect to XIV MCP, and whether it answers")
     p.add_argument("app", nargs="?", choices=[*APPS, "all"], default="all", help="one app (default: all)")
     p.add_argument(
-        "--http", metavar="HOST:PORT", default=f"127.0.0.1:{DEFAULT_HTTP_PORT}", help="the host's --http address"
+        "--http",
+        metavar="HOST:PORT",
+        default=None,
+        help=f"the host's --http address (default: ${ENV_HTTP}, else the running host's, "
+        f"else 127.0.0.1:{DEFAULT_HTTP_PORT})",
     )
-    p.set_defaults(func=cmd_connect)
+    p.set_defaults(func=cmd_connect, finds_system=True)
 
 
 def _json(value: Any) -> str:
@@ -126,6 +131,17 @@ def configured_in(paths: list[Path], url: str) -> list[Path]:
     return found
 
 
+def endpoint_url(http: str | None, data_dir: Path) -> str:
+    """The MCP URL to use: --http, else $XIVMCP_HTTP, else the running host's, else the default."""
+    address = http or os.environ.get(ENV_HTTP)
+    if address:
+        return mcp_url(*parse_http_address(address))
+    running = read_runtime(data_dir)
+    if running is not None and running.mcp:
+        return running.mcp
+    return mcp_url(DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT)
+
+
 def check_endpoint(url: str, token: str | None, timeout: float = CHECK_SECONDS) -> tuple[bool, str]:
     """Try an MCP initialize; (answers with this token, what happened)."""
     body = {
@@ -178,11 +194,10 @@ def _end_session(url: str, token: str | None, session: str, timeout: float) -> N
 
 def cmd_connect(args: argparse.Namespace) -> int:
     try:
-        host, port = parse_http_address(args.http)
+        url = endpoint_url(args.http, Path(args.data_dir))
     except EndpointError as exc:
         print_err(str(exc))
         return 2
-    url = mcp_url(host, port)
     try:
         token: str | None = read_mcp_token(Path(args.data_dir))
     except FileNotFoundError as exc:

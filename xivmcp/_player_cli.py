@@ -1,7 +1,10 @@
 """The player's commands (the game's /xivmcp window) and `xivmcp call` (as the assistant would).
 
-Each command connects to the bus, sends one command to the host's `XivMcp.Player` gate with the
-player key from the data dir, prints the answer, and exits 1 with the host's message on a refusal.
+Each command connects to the bus, sends one command to the host's `XivMcp.Player` gate (proving
+the player key of the data dir, see `gates.host.PlayerClient`), prints what it did (a sentence, a
+table; `--json`: the host's whole answer) and exits 1 with the host's message on a refusal, 2
+when there is no host to ask. `xivmcp call` says on stderr what the call waits for (the approval
+to answer, with the command that answers it) and its progress lines, unless `--quiet`.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from typing import Any
 
 import msgspec
 
-from broker import connect
-from gates.host import PLAYER_KEY_FILE, NotYourHostError, PlayerClient, PluginsReport
+from broker import PluginInterface, connect
+from gates.host import PLAYER_HELLO_GATE, PLAYER_KEY_FILE, NotYourHostError, PlayerClient, PluginsReport
 
 from ._common import cli_peer_name, print_err, run_async
 
@@ -25,7 +28,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
 
     def command(name: str, help_text: str, build: Any) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common, out], help=help_text)
-        p.set_defaults(func=lambda args: _send(args, build(args)))
+        p.set_defaults(func=lambda args: _send(args, build(args)), finds_system=True)
         return p
 
     command("plugins", "each plugin: state, tools, capability modes, what it awaits", lambda a: {"cmd": "plugins"})
@@ -89,6 +92,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     )
     p.add_argument("tool")
     p.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not say what the call waits for, nor its progress")
     p = command(
         "advance-clock",
         "move a --test-clock host's clock forward (tests)",
@@ -111,15 +115,23 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
     data_dir = Path(args.data_dir)
     if not (data_dir / PLAYER_KEY_FILE).exists():
         print_err(
-            f"No player key at {data_dir / PLAYER_KEY_FILE}: start the host once with this data dir "
-            f"(`xivmcp up --data-dir {data_dir}`)."
+            f"No player key at {data_dir / PLAYER_KEY_FILE}: no XIV MCP host has run with this data dir. "
+            f"Start one with `xivmcp up --data-dir {data_dir}` (or pass the --data-dir it uses)."
         )
         return 2
 
     async def run() -> int:
         async with connect(args.bus, cli_peer_name()) as pi:
+            if not pi.get_ipc_subscriber(PLAYER_HELLO_GATE).has_function():
+                print_err(
+                    f"XIV MCP is not running on the bus {args.bus}: start it with `xivmcp up` "
+                    "(or `xivmcp host` next to a running `xivmcp broker`); `xivmcp status` shows what runs."
+                )
+                return 2
             player = PlayerClient.for_data_dir(pi, data_dir)
             fields = {k: v for k, v in command.items() if k != "cmd"}
+            if command["cmd"] == "call" and not getattr(args, "quiet", False):
+                fields["notify"] = _tell_the_player(pi)
             try:
                 if command["cmd"] in ("enable", "consent"):
                     reply = await player.enable(fields["plugin"], fields["digest"], cmd=command["cmd"])
@@ -128,19 +140,35 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
             except NotYourHostError as exc:
                 print_err(str(exc))
                 return 2
-        if not reply.get("ok"):
-            print_err(str(reply.get("error")))
-            return 1
-        if reply.get("isError"):
+        if not reply.get("ok") or reply.get("isError"):
             print_err(str(reply.get("error")))
             return 1
         if args.json:
-            print(json.dumps(reply, indent=2))
+            print(json.dumps(reply, indent=2, ensure_ascii=False))
         else:
             _print(command["cmd"], reply)
         return 0
 
-    return run_async(run)
+    return run_async(run, verbose=args.verbose)
+
+
+def _tell_the_player(pi: PluginInterface) -> str:
+    """Provide an action gate of this process that prints a call's events on stderr; its name."""
+    gate = f"{pi.name}.CallEvents"
+
+    def on_event(text: str) -> None:
+        event = json.loads(text)
+        if event.get("kind") == "approval":
+            approval = event["approvalId"]
+            print_err(
+                f"waiting for the player: {event['summary']}. Answer with `xivmcp approve {approval}` "
+                f"(or --session, --always), or `xivmcp decline {approval}`."
+            )
+        elif event.get("kind") == "progress":
+            print_err(f"progress: {event['text']}")
+
+    pi.get_ipc_provider(gate, params=(str,)).register_action(on_event)
+    return gate
 
 
 def _print(cmd: str, reply: dict[str, Any]) -> None:
@@ -155,13 +183,14 @@ def _print(cmd: str, reply: dict[str, Any]) -> None:
                 f" ({a['secondsLeft']} s left)"
             )
     elif cmd == "audit":
-        for e in reply["entries"]:
-            print(json.dumps(e))
+        _print_audit(reply["entries"])
     elif cmd == "call":
         result = reply.get("result")
         print(result if isinstance(result, str) else json.dumps(result))
+    elif "message" in reply:
+        print(reply["message"])
     else:
-        print(json.dumps({k: v for k, v in reply.items() if k != "ok"}))
+        print(json.dumps({k: v for k, v in reply.items() if k != "ok"}, ensure_ascii=False))
 
 
 def _print_plugins(report: PluginsReport) -> None:
@@ -174,9 +203,22 @@ def _print_plugins(report: PluginsReport) -> None:
             print(f"  suspended: {card.suspend_reason}")
         if card.awaits is not None:
             aw = card.awaits
-            print(f"  awaits the player: new tools {aw.new_tools}, new capabilities {aw.new_capabilities}")
+            print(
+                f"  awaits the player: new tools {', '.join(aw.new_tools) or 'none'}; "
+                f"new capabilities {', '.join(aw.new_capabilities) or 'none'} (`xivmcp enable {card.name}`)"
+            )
         for capability in card.capabilities:
             print(f"  capability {capability.id}: {capability.mode}")
         for tool in card.tools:
             kind = "read-only" if tool.read_only else ", ".join(tool.capabilities)
             print(f"  tool {tool.name}: {tool.mode} ({kind})")
+
+
+def _print_audit(entries: list[dict[str, Any]]) -> None:
+    if not entries:
+        print("the audit log is empty")
+    for e in entries:
+        details = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (e.get("details") or {}).items())
+        flag = " FLAGGED" if e.get("flagged") else ""
+        where = " ".join(x for x in (e.get("plugin"), e.get("tool")) if x)
+        print(f"{e['time']}  {e['kind']:<12} {where}{flag}  {details}".rstrip())

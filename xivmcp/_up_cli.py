@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import subprocess
 import sys
@@ -12,7 +13,9 @@ from typing import Any
 
 import anyio
 
-from gates.host import HostConfig
+from broker import IpcError
+from gates.contract import ENV_HTTP
+from gates.host import DataDirInUseError, DataDirLock, HostConfig
 from gates.mcp import (
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
@@ -47,7 +50,8 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
         "--http",
         metavar="HOST:PORT",
         default=None,
-        help=f"where AI apps connect over MCP (default 127.0.0.1:{DEFAULT_HTTP_PORT}; port 0 picks a free one)",
+        help=f"where AI apps connect over MCP (default ${ENV_HTTP} or 127.0.0.1:{DEFAULT_HTTP_PORT}; "
+        "port 0 picks a free one)",
     )
     parser.add_argument(
         "--allow-remote-http", action="store_true", help="allow --http on a non-loopback address (other machines)"
@@ -81,7 +85,8 @@ def mcp_settings(args: argparse.Namespace) -> McpSettings | None:
     """The MCP endpoint's settings (None with --no-mcp); EndpointError for an address it must refuse."""
     if args.no_mcp:
         return None
-    http = parse_http_address(args.http) if args.http else None
+    address = args.http or os.environ.get(ENV_HTTP)
+    http = parse_http_address(address) if address else None
     remote, no_auth = args.allow_remote_http, args.no_auth_for_conformance_tests
     if http is not None:
         check_bind_address(http[0], allow_remote=remote, auth_disabled=no_auth)
@@ -119,14 +124,16 @@ def cmd_host(args: argparse.Namespace) -> int:
                     on_endpoint=on_endpoint,
                 )
                 tg.cancel_scope.cancel()
-        except* EndpointError as group:  # the MCP endpoint could not start (address taken, not loopback)
+        except* (EndpointError, DataDirInUseError, IpcError) as group:
+            # expected: the MCP address taken or not loopback, another host on this data dir, no
+            # broker, the name XivMcp held by a live process
             refused.extend(_messages(group))
         if refused:
             print_err(refused[0])
             return 2
         return 0
 
-    return run_async(main)
+    return run_async(main, verbose=args.verbose)
 
 
 def _messages(error: BaseException) -> list[str]:
@@ -153,6 +160,13 @@ def cmd_up(args: argparse.Namespace) -> int:
         print_err(str(exc))
         return 2
     Path(args.data_dir).mkdir(parents=True, exist_ok=True)
+    lock = DataDirLock(Path(args.data_dir))
+    try:  # refuse a second system on this data dir before starting its broker
+        lock.acquire()
+    except DataDirInUseError as exc:
+        print_err(str(exc))
+        return 2
+    lock.release()
     common = ["--bus", args.bus, "--data-dir", args.data_dir] + (["-v"] if args.verbose else [])
     extra = (
         (["--auto-enable"] if args.auto_enable else [])

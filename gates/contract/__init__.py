@@ -8,7 +8,8 @@ It knows nothing of the host, MCP or sockets, and imports nothing else of ``gate
 * every JSON document as a msgspec ``Struct`` with the wire's field names (``_documents``);
 * decoders whose errors say what to send instead, and the encoder (``_codec``);
 * the replies every host gate answers, ``{"ok": true, ...}`` or ``{"ok": false, ...}`` (``_replies``);
-* the rules of a tool definition (``_definition``) and the error tree (``_errors``).
+* the rules of a tool definition (``_definition``) and the error tree (``_errors``);
+* where a running system is: the runtime file in its data dir (``_runtime``).
 """
 
 from ._catalog import (
@@ -112,8 +113,34 @@ from ._replies import (
     guard_gate_async,
     ok_reply,
 )
+from ._runtime import (
+    DEFAULT_BUS,
+    ENV_BUS,
+    ENV_DATA_DIR,
+    ENV_HTTP,
+    RUNTIME_FILE,
+    RuntimeInfo,
+    default_data_dir,
+    find_bus,
+    pid_alive,
+    read_runtime,
+    remove_runtime,
+    write_runtime,
+)
 
 __all__ = [
+    "DEFAULT_BUS",
+    "ENV_BUS",
+    "ENV_DATA_DIR",
+    "ENV_HTTP",
+    "RUNTIME_FILE",
+    "default_data_dir",
+    "find_bus",
+    "RuntimeInfo",
+    "pid_alive",
+    "read_runtime",
+    "remove_runtime",
+    "write_runtime",
     "API_VERSION",
     "CAPABILITIES",
     "CAPABILITY_IDS",

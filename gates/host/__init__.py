@@ -16,8 +16,9 @@ from ._audit import AUDIT_FILENAME, AuditEntry, AuditKind
 from ._calls import CANCEL_GRACE, PICKUP_LIMIT, CallOutcome
 from ._clock import Clock, ManualClock, SystemClock
 from ._config import HostConfig, HostLimits
-from ._errors import ApprovalError, DependencyError, SettingError, StoreError
+from ._errors import ApprovalError, DataDirInUseError, DependencyError, SettingError, StoreError
 from ._host import Host
+from ._lock import DataDirLock
 from ._offer import OfferedTool
 from ._player_client import NotYourHostError, PlayerClient, read_player_key
 from ._player_protocol import PLAYER_GATE, PLAYER_HELLO_GATE, PLAYER_KEY_FILE
@@ -36,6 +37,8 @@ __all__ = [
     "Approval",
     "ApprovalError",
     "ApprovalKind",
+    "DataDirInUseError",
+    "DataDirLock",
     "AuditEntry",
     "AuditKind",
     "Awaits",

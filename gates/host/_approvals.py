@@ -153,6 +153,10 @@ class Approvals:
         self._listeners.emit(approval, callbacks)
         return approval
 
+    def find(self, approval_id: str) -> Approval | None:
+        with self._lock:
+            return self._approvals.get(approval_id)
+
     def get(self, approval_id: str) -> Approval:
         with self._lock:
             approval = self._approvals.get(approval_id)

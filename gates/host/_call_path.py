@@ -15,11 +15,12 @@ import anyio
 
 from gates.contract import HOST_NAME, ApprovalState, ToolDefinition, encode_json, find_capability, quote
 
-from ._approvals import PLUGIN_LEFT, ApprovalKind
+from ._approvals import PLUGIN_LEFT, Approval, ApprovalKind
 from ._audit import AuditKind
 from ._calls import CallOutcome, PluginCalls
 from ._core_tools import CoreTools
 from ._decision import Allow, Ask, Deny
+from ._errors import ApprovalError
 from ._state import HostState
 
 __all__ = ["CallPath"]
@@ -43,9 +44,17 @@ class CallPath:
         self._core = core
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, *, on_progress: Callable[[str], None] | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        *,
+        on_progress: Callable[[str], None] | None = None,
+        on_approval: Callable[[Approval], None] | None = None,
     ) -> CallOutcome:
-        """Decide (allow / ask / deny) and run a tool; errors are written for the assistant."""
+        """Decide (allow / ask / deny) and run a tool; errors are written for the assistant.
+
+        `on_approval` hears of each approval the call waits for: before it runs, and those the
+        plugin asks for during it (the command line tells the player which one to answer)."""
         registered = self._registry.get(name)
         if registered is None:
             return CallOutcome(error=self._unknown(name))
@@ -55,7 +64,7 @@ class CallPath:
         args_json = encode_json(arguments or {})
         decision = self._policies.decide(owner, definition)
         if isinstance(decision, Ask):
-            decision = await self._ask_player(owner, definition, decision)
+            decision = await self._ask_player(owner, definition, decision, on_approval)
         if isinstance(decision, Deny):
             self._audit.record(
                 AuditKind.DECISION,
@@ -65,7 +74,7 @@ class CallPath:
                 details={"decision": "deny", "reason": decision.reason, "message": decision.message},
             )
             return CallOutcome(error=decision.message)
-        return await self._calls.invoke(owner, name, args_json, on_progress=on_progress)
+        return await self._calls.invoke(owner, name, args_json, on_progress=on_progress, on_approval=on_approval)
 
     def _unknown(self, name: str) -> str:
         owner = self._policies.consented_owner(name)
@@ -76,12 +85,19 @@ class CallPath:
             )
         return f"There is no tool named {quote(name)}. List the tools (tools/list) and try again."
 
-    async def _ask_player(self, owner: str, definition: ToolDefinition, ask: Ask) -> Allow | Deny:
+    async def _ask_player(
+        self, owner: str, definition: ToolDefinition, ask: Ask, on_approval: Callable[[Approval], None] | None
+    ) -> Allow | Deny:
         titles = [c.title for c in map(find_capability, ask.capabilities) if c is not None]
         summary = f"{owner} wants to run {definition.name}" + (f" ({', '.join(titles)})" if titles else "")
-        approval = self._approvals.request(
-            ApprovalKind.BEFORE_CALL, None, owner, definition.name, ask.capabilities, summary, ask
-        )
+        try:
+            approval = self._approvals.request(
+                ApprovalKind.BEFORE_CALL, None, owner, definition.name, ask.capabilities, summary, ask
+            )
+        except ApprovalError as exc:  # B7: too many windows open for this plugin already
+            return Deny(f"{exc} Nothing was run.", reason="too_many_approvals")
+        if on_approval is not None:
+            on_approval(approval)
         try:
             decided = await self._approvals.wait_decided(approval.id)
         except anyio.get_cancelled_exc_class():

@@ -40,6 +40,7 @@ from gates.contract import (
     quote,
 )
 
+from ._approvals import Approval
 from ._clock import Clock
 from ._ids import IdMaker
 
@@ -81,6 +82,7 @@ class _Call:
     owner: str
     tool: str
     on_progress: Callable[[str], None] | None
+    on_approval: Callable[[Approval], None] | None
     pickup_deadline: float | None
     """Until Invoke replies: when XIV MCP takes the plugin's loop for blocked (P7)."""
     done: anyio.Event = field(default_factory=anyio.Event)
@@ -147,7 +149,13 @@ class PluginCalls:
         return len(self._calls)
 
     async def invoke(
-        self, owner: str, tool: str, args_json: str, *, on_progress: Callable[[str], None] | None = None
+        self,
+        owner: str,
+        tool: str,
+        args_json: str,
+        *,
+        on_progress: Callable[[str], None] | None = None,
+        on_approval: Callable[[Approval], None] | None = None,
     ) -> CallOutcome:
         """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background.
 
@@ -155,7 +163,7 @@ class PluginCalls:
         gives up while Invoke is still running (a quick tool's result then ends the call at once).
         An Invoke that does not reply within the pickup limit ends the wait with a message (P7).
         """
-        call = _Call(self._ids.next(), owner, tool, on_progress, self._clock.now() + self._pickup)
+        call = _Call(self._ids.next(), owner, tool, on_progress, on_approval, self._clock.now() + self._pickup)
         self._calls[call.id] = call
         self._tg.start_soon(self._invoke, call, args_json)
         try:
@@ -306,6 +314,12 @@ class PluginCalls:
             return False
         call.on_progress(line)
         return True
+
+    def approval_asked(self, call_id: str, approval: Approval) -> None:
+        """The plugin asked the player during the call: tell whoever waits for the call."""
+        call = self._calls.get(call_id)
+        if call is not None and call.on_approval is not None:
+            call.on_approval(approval)
 
     # --- the host's housekeeping -----------------------------------------------------------
 

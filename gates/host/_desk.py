@@ -13,17 +13,21 @@ little for one to be asked (`xivmcp approvals --wait SECONDS`), so scripts need 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Final
 
 import anyio
 import anyio.abc
+from anyio.streams.memory import MemoryObjectReceiveStream
 
-from broker import current_caller
-from gates.contract import RefusedError, encode_json, error_reply, exception_reply, ok_reply
+from broker import CallGateSubscriber, IpcError, current_caller
+from gates.contract import Answer, RefusedError, encode_json, error_reply, exception_reply, ok_reply, quote
 
+from ._approvals import Approval
 from ._audit import AuditEntry
 from ._clock import SystemClock
 from ._host import Host
+from ._player_actions import Done
 from ._player_auth import Challenges, PlayerHelloReply, decode_player_auth, host_proof
 from ._player_protocol import (
     PLAYER_KEY_FILE,
@@ -45,6 +49,10 @@ from ._secrets import secret
 
 MAX_NONCE: Final = 128
 """The longest client nonce `XivMcp.PlayerHello` takes."""
+EVENT_BUFFER: Final = 256
+"""Events of one call waiting to reach the player's command."""
+NOTIFY_SECONDS: Final = 2.0
+"""How long the host tries to hand one call event to the player's command."""
 MAX_WAIT: Final = 60.0
 """The longest a player command waits for something to happen (`approvals --wait`), in seconds."""
 
@@ -98,6 +106,13 @@ class PlayerDesk:
         # Cancelled by `caller_left`: nobody is there to read a reply.
         return error_reply(f"{caller} left the bus; the command was abandoned.")
 
+    def _events_to(self, gate: str) -> _CallEvents:
+        """Events of a call for the caller's own action gate (a process can only be told on its own)."""
+        caller = current_caller()
+        if not gate.startswith(f"{caller}."):
+            raise RefusedError(f"'notify' must be a gate of your own ({caller}.…), not {quote(gate)}.")
+        return _CallEvents(self.host.pi.get_ipc_subscriber(gate), self._tg)
+
     def caller_left(self, name: str) -> None:
         """The process `name` left the bus: give up what it asked for, as an app that gives up on a
         call (a direct call is cancelled: its plugin gets Cancel and two minutes to stop)."""
@@ -118,14 +133,16 @@ class PlayerDesk:
         match command:
             case ListPlugins():
                 return {"plugins": host.reports.cards()}
-            case EnablePlugin(plugin=plugin, digest=digest) | ConsentPlugin(plugin=plugin, digest=digest):
-                return {"plugin": plugin, "state": host.player.enable(plugin, digest).value}
+            case EnablePlugin(plugin=plugin, digest=digest):
+                return _done(host.player.enable(plugin, digest))
+            case ConsentPlugin(plugin=plugin, digest=digest):
+                return _done(host.player.consent(plugin, digest))
             case KeepDisabled(plugin=plugin):
-                return {"plugin": plugin, "state": host.player.keep_disabled(plugin).value}
+                return _done(host.player.keep_disabled(plugin))
             case LiftSuspension(plugin=plugin):
-                return {"plugin": plugin, "state": host.player.lift(plugin).value}
+                return _done(host.player.lift(plugin))
             case SetMode(plugin=plugin, target=target, mode=mode):
-                return {"plugin": plugin, "target": target, "mode": host.player.set_mode(plugin, target, mode)}
+                return {**_done(host.player.set_mode(plugin, target, mode)), "target": target, "mode": mode}
             case ListApprovals(wait=wait):
                 if wait > 0:
                     await self._wait_for_approval(wait)
@@ -145,11 +162,29 @@ class PlayerDesk:
                 }
             case AnswerApproval(approval_id=approval_id, answer=answer):
                 approval = host.player.answer(approval_id, answer)
-                return {"approvalId": approval.id, "state": approval.state.value}
+                return {"approvalId": approval.id, "state": approval.state.value, "message": _answered(approval)}
             case ReadAudit(plugin=plugin, limit=limit):
                 return {"entries": [_entry(e) for e in host.audit.tail(limit, plugin)]}
-            case CallTool(tool=tool, arguments=arguments):
-                outcome = await host.call_tool(tool, arguments)
+            case CallTool(tool=tool, arguments=arguments, notify=notify):
+                if host.registry.get(tool) is None:
+                    owner = host.policies.consented_owner(tool)
+                    raise RefusedError(
+                        f"{quote(tool)} is a tool of {owner}, which is not connected right now; start it, then "
+                        "call again (`xivmcp plugins` shows who is connected)."
+                        if owner is not None
+                        else f"No tool named {quote(tool)}; `xivmcp plugins` lists every plugin's tools."
+                    )
+                events = self._events_to(notify) if notify else None
+                try:
+                    outcome = await host.call_tool(
+                        tool,
+                        arguments,
+                        on_progress=None if events is None else events.progress,
+                        on_approval=None if events is None else events.approval,
+                    )
+                finally:
+                    if events is not None:
+                        await events.aclose()  # every event reaches the player before the result
                 if outcome.ok:
                     return {"result": outcome.result}
                 return {"isError": True, "error": outcome.error}
@@ -158,6 +193,68 @@ class PlayerDesk:
             case AdvanceClock(seconds=seconds):
                 return {"now": host.player.advance_clock(seconds)}
         raise AssertionError(f"unhandled player command {command!r}")
+
+
+def _approval_event(approval: Approval) -> dict[str, Any]:
+    return {
+        "kind": "approval",
+        "approvalId": approval.id,
+        "tool": approval.tool,
+        "plugin": approval.plugin,
+        "summary": approval.summary,
+    }
+
+
+class _CallEvents:
+    """A call's events for the player's command, delivered in order, each before the call's result."""
+
+    def __init__(self, gate: CallGateSubscriber, task_group: anyio.abc.TaskGroup) -> None:
+        self._gate = gate
+        self._send, receive = anyio.create_memory_object_stream[dict[str, Any]](EVENT_BUFFER)
+        self._delivered = anyio.Event()
+        task_group.start_soon(self._deliver, receive)
+
+    def progress(self, text: str) -> None:
+        self._put({"kind": "progress", "text": text})
+
+    def approval(self, approval: Approval) -> None:
+        self._put(_approval_event(approval))
+
+    def _put(self, event: dict[str, Any]) -> None:
+        with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
+            self._send.send_nowait(event)  # a burst beyond the buffer is dropped: events are advisory
+
+    async def _deliver(self, receive: MemoryObjectReceiveStream[dict[str, Any]]) -> None:
+        try:
+            async with receive:
+                async for event in receive:
+                    with anyio.move_on_after(NOTIFY_SECONDS), contextlib.suppress(IpcError):
+                        await self._gate.invoke_action(encode_json(event))
+        finally:
+            self._delivered.set()
+
+    async def aclose(self) -> None:
+        self._send.close()
+        with anyio.move_on_after(NOTIFY_SECONDS), anyio.CancelScope(shield=True):
+            await self._delivered.wait()
+
+
+_HOW: Final = {
+    Answer.APPROVE_ONCE: "once",
+    Answer.APPROVE_SESSION: "for this session",
+    Answer.ALWAYS_ALLOW: "always, for this tool",
+}
+
+
+def _answered(approval: Approval) -> str:
+    what = f"{approval.plugin}'s {approval.tool}"
+    if approval.answer is Answer.DECLINE or approval.answer is None:
+        return f"Declined {approval.id}: {what} is told no."
+    return f"Approved {approval.id} ({_HOW[approval.answer]}): {what} goes on."
+
+
+def _done(done: Done) -> dict[str, Any]:
+    return {"plugin": done.plugin, "state": done.state.value, "changed": done.changed, "message": done.message}
 
 
 def _entry(entry: AuditEntry) -> dict[str, Any]:

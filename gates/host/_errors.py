@@ -8,13 +8,14 @@
     |   +-- DependencyError         a dependency declaration that breaks a rule
     |   +-- ApprovalError           an unknown approval id, or an answer to a decided approval
     +-- StoreError                  the policy database cannot be opened or written
+    +-- DataDirInUseError           another host runs on this data dir
 """
 
 from __future__ import annotations
 
 from gates.contract import RefusedError, XivMcpError
 
-__all__ = ["ApprovalError", "DependencyError", "SettingError", "StoreError"]
+__all__ = ["ApprovalError", "DataDirInUseError", "DependencyError", "SettingError", "StoreError"]
 
 
 class SettingError(RefusedError):
@@ -31,3 +32,7 @@ class ApprovalError(RefusedError):
 
 class StoreError(XivMcpError):
     """Raised when the policy database cannot be opened, migrated or written."""
+
+
+class DataDirInUseError(XivMcpError):
+    """Raised when another host holds the data dir's lock: one data dir, one host."""

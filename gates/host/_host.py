@@ -19,7 +19,7 @@ import anyio.abc
 
 from broker import PluginInterface
 
-from ._approvals import PLUGIN_LEFT, Approvals
+from ._approvals import PLUGIN_LEFT, Approval, Approvals
 from ._audit import AuditLog
 from ._call_path import CallPath
 from ._calls import CallOutcome, PluginCalls
@@ -96,10 +96,15 @@ class Host:
     # --- what the layers above use -------------------------------------------------------
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, *, on_progress: ProgressFn | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        *,
+        on_progress: ProgressFn | None = None,
+        on_approval: Callable[[Approval], None] | None = None,
     ) -> CallOutcome:
         """Run a tool as the assistant would: through the player's settings (see `CallPath`)."""
-        return await self.call_path.call_tool(name, arguments, on_progress=on_progress)
+        return await self.call_path.call_tool(name, arguments, on_progress=on_progress, on_approval=on_approval)
 
     def on_change(self, callback: Callable[[str | None], None]) -> Callable[[], None]:
         """Call `callback(plugin)` whenever the tools that may run, or the plugin's card, can have

@@ -7,10 +7,13 @@ in the audit log and says that the offered tools may have changed. A refusal is 
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from gates.contract import (
     CAPABILITY_IDS,
+    HOST_NAME,
     Answer,
     ApprovalState,
     Mode,
@@ -28,7 +31,19 @@ from ._errors import SettingError
 from ._records import Registration, registration_digest
 from ._state import HostState
 
-__all__ = ["PlayerActions"]
+__all__ = ["Done", "PlayerActions"]
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """What a decision did: the plugin's state after it, whether anything changed, and a sentence
+    for the player (the same shape whether it did something or there was nothing to do)."""
+
+    plugin: str
+    state: PluginState
+    changed: bool
+    message: str
+
 
 _MODES = {"allow": Mode.ALLOW, "ask": Mode.ASK, "deny": Mode.DENY, "default": None}
 
@@ -52,22 +67,44 @@ class PlayerActions:
         self._clock = clock
         self._expire_due = expire_due
 
-    def enable(self, plugin: str, digest: str | None = None) -> PluginState:
-        """Enable (or consent again to) what the player was shown: with `digest`, exactly that
-        registration; one that grew since is refused, saying what is new."""
+    def enable(self, plugin: str, digest: str | None = None) -> Done:
+        """Enable what the player was shown: with `digest`, exactly that registration; one that
+        grew since is refused, saying what is new."""
+        self._known(plugin)
+        before = self._policies.state(plugin)
+        shown = self._registrations.shown(plugin)
+        self._check_seen(plugin, shown, digest)
+        if before is PluginState.ENABLED:
+            return Done(plugin, before, False, f"{plugin} was already enabled; nothing to do.")
+        self._policies.enable(plugin, shown, shown)
+        self._audit.record(AuditKind.CONSENT, plugin, details={"tools": sorted(shown)})
+        self._changed(plugin)
+        if self._policies.state(plugin) is PluginState.SUSPENDED:
+            return self._done(plugin, f"{plugin} is enabled, but suspended: lift that with `xivmcp lift {plugin}`.")
+        return self._done(plugin, f"{plugin} is enabled: its tools may run, as its capability settings allow.")
+
+    def consent(self, plugin: str, digest: str | None = None) -> Done:
+        """Consent again to a registration that grew (awaiting_consent)."""
+        self._known(plugin)
+        state = self._policies.state(plugin)
+        if state is not PluginState.AWAITING_CONSENT:
+            return Done(plugin, state, False, f"{plugin} awaits no consent (it is {state.value}); nothing to do.")
         shown = self._registrations.shown(plugin)
         self._check_seen(plugin, shown, digest)
         self._policies.enable(plugin, shown, shown)
         self._audit.record(AuditKind.CONSENT, plugin, details={"tools": sorted(shown)})
         self._changed(plugin)
-        return self._policies.state(plugin)
+        return self._done(plugin, f"{plugin}'s new registration is consented to: its tools may run again.")
 
-    def keep_disabled(self, plugin: str) -> PluginState:
+    def keep_disabled(self, plugin: str) -> Done:
+        self._known(plugin)
+        if self._policies.state(plugin) is PluginState.KEPT_DISABLED:
+            return Done(plugin, PluginState.KEPT_DISABLED, False, f"{plugin} was already kept disabled; nothing to do.")
         # No digest needed: keeping a plugin disabled consents to nothing.
         self._policies.keep_disabled(plugin, self._registrations.shown(plugin))
         self._audit.record(AuditKind.CONSENT, plugin, details={"keptDisabled": True})
         self._changed(plugin)
-        return self._policies.state(plugin)
+        return self._done(plugin, f"{plugin} is kept disabled: you are not asked again until it registers more.")
 
     def _check_seen(self, plugin: str, shown: Registration, digest: str | None) -> None:
         if digest is None or digest == registration_digest(shown):
@@ -84,14 +121,15 @@ class PlayerActions:
             f"Look again with `xivmcp plugins`, then run `xivmcp enable {plugin}` again."
         )
 
-    def lift(self, plugin: str) -> PluginState:
+    def lift(self, plugin: str) -> Done:
+        self._known(plugin)
         state = self._policies.state(plugin)
         if state is not PluginState.SUSPENDED:
-            raise RefusedError(f"{plugin} is not suspended (it is {state.value}).")
-        state = self._policies.lift_suspension(plugin)
+            return Done(plugin, state, False, f"{plugin} is not suspended (it is {state.value}); nothing to do.")
+        self._policies.lift_suspension(plugin)
         self._audit.record(AuditKind.SUSPENSION, plugin, details={"lifted": True})
         self._changed(plugin)
-        return state
+        return self._done(plugin, f"{plugin}'s suspension is lifted.")
 
     def suspend(self, plugin: str, reason: str) -> None:
         """T2: an undeclared effect suspends the plugin, with a reason, until the player lifts it."""
@@ -99,27 +137,51 @@ class PlayerActions:
         self._audit.record(AuditKind.SUSPENSION, plugin, flagged=True, details={"reason": reason})
         self._changed(plugin)
 
-    def set_mode(self, plugin: str, target: str, mode_text: str) -> str:
+    def set_mode(self, plugin: str, target: str, mode_text: str) -> Done:
         if mode_text not in _MODES:
             raise RefusedError(f"{quote(mode_text)} is not a mode: use allow, ask, deny or default.")
+        self._known(plugin)
         mode = _MODES[mode_text]
+        record = self._policies.record(plugin)
         if target in CAPABILITY_IDS:
+            before = record.capability_modes.get(target)
             self._policies.set_capability_mode(plugin, target, mode)
-        elif self._registry.owner_of(target) == plugin or target in self._policies.record(plugin).consented:
+        elif self._registry.owner_of(target) == plugin or target in record.consented:
             if mode is Mode.ALLOW and (critical := self._critical_capabilities(plugin, target)):
                 raise SettingError(
                     f"{target} declares {', '.join(critical)}, which is critical: it is asked every time and "
                     f"can't be set to allow. Set it to ask or deny, or use `xivmcp approve` each time."
                 )
+            before = record.tool_modes.get(target)
             self._policies.set_tool_mode(plugin, target, mode)
         else:
+            tools = sorted({t.name for t in self._registry.tools_of(plugin)} | set(record.consented))
             raise RefusedError(
-                f"{quote(target)} is neither a capability ({', '.join(CAPABILITY_IDS)}) "
-                f"nor one of {quote(plugin)}'s tools."
+                f"{quote(target)} is neither a capability ({', '.join(CAPABILITY_IDS)}) nor one of {plugin}'s "
+                f"tools ({', '.join(tools) or 'it has none'}); see `xivmcp plugins`."
             )
+        shown = "the default" if mode is None else mode.value
+        if before is mode:
+            return self._done(plugin, f"{plugin}: {target} was already {shown}; nothing to do.", changed=False)
         self._audit.record(AuditKind.SETTING, plugin, details={"target": target, "mode": mode_text})
         self._changed(plugin)
-        return mode_text
+        return self._done(plugin, f"{plugin}: {target} is now {shown}.")
+
+    def _known(self, plugin: str) -> None:
+        """Refuse a plugin XIV MCP has never seen, with the names it knows (no phantom entries)."""
+        if self._policies.knows(plugin) or self._registry.count_of(plugin) > 0:
+            return
+        known = sorted((set(self._policies.known()) | set(self._registry.owners())) - {HOST_NAME})
+        if not known:
+            raise RefusedError(
+                f"No plugin named {quote(plugin)}: XIV MCP knows no plugin yet. Start one, then see `xivmcp plugins`."
+            )
+        close = difflib.get_close_matches(plugin.lower(), [k.lower() for k in known], n=1, cutoff=0.6)
+        hint = "".join(f" Did you mean {k!r}?" for k in known if close and k.lower() == close[0])
+        raise RefusedError(f"No plugin named {quote(plugin)}. Known: {', '.join(known)}.{hint}")
+
+    def _done(self, plugin: str, message: str, *, changed: bool = True) -> Done:
+        return Done(plugin, self._policies.state(plugin), changed, message)
 
     def _critical_capabilities(self, plugin: str, tool: str) -> list[str]:
         """The critical capabilities a tool declares now, or did when the player consented to it."""
@@ -132,6 +194,8 @@ class PlayerActions:
         return sorted(c for c in declared if (cap := find_capability(c)) is not None and cap.risk is Risk.CRITICAL)
 
     def answer(self, approval_id: str, answer: Answer) -> Approval:
+        if self._approvals.find(approval_id) is None:
+            raise RefusedError(f"No approval {quote(approval_id)} waits for you; see `xivmcp approvals`.")
         approval = self._approvals.answer(approval_id, answer)
         registered = self._registry.get(approval.tool)
         if registered is not None and approval.state is ApprovalState.APPROVED:

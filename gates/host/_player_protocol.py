@@ -92,6 +92,10 @@ class ReadAudit(_Command, tag="audit"):
 class CallTool(_Command, tag="call"):
     tool: str
     arguments: dict[str, Any] = {}
+    notify: str | None = None
+    """An action gate of the caller's own (`<its name>.…`, one string): while the call runs, the
+    host sends it a JSON event for each progress line ({"kind": "progress", "text"}) and each
+    approval the call waits for ({"kind": "approval", "approvalId", "tool", "plugin", "summary"})."""
 
 
 class HostStats(_Command, tag="stats"):

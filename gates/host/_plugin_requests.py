@@ -15,6 +15,7 @@ from gates.contract import (
     CAPABILITY_IDS,
     HOST_NAME,
     ApprovalReply,
+    ApprovalState,
     CheckPermissionReply,
     DefinitionError,
     DependenciesReply,
@@ -204,6 +205,8 @@ class PluginRequests:
             request.summary,
             decision,
         )
+        if approval.state is ApprovalState.PENDING:
+            self._calls.approval_asked(call_id, approval)
         return approval.reply()
 
     def get_approval(self, caller: str, approval_id: str | None) -> ApprovalReply:

@@ -18,6 +18,8 @@ from ._config import HostConfig
 from ._desk import PlayerDesk
 from ._gate_handlers import announce, provide_gates
 from ._host import Host
+from ._lock import DataDirLock
+from ._secrets import owner_only_dir
 
 __all__ = ["host_running"]
 
@@ -26,6 +28,18 @@ __all__ = ["host_running"]
 async def host_running(config: HostConfig) -> AsyncIterator[Host]:
     """The host on the bus for the length of the block: its gates provided and `Ready` said on
     entry; `Disposing` said, running calls stopped and the store closed on the way out."""
+    owner_only_dir(config.data_dir)
+    lock = DataDirLock(config.data_dir)
+    lock.acquire()  # before the bus: a second host on this data dir takes nothing from the first
+    try:
+        async with _on_the_bus(config) as host:
+            yield host
+    finally:
+        lock.release()
+
+
+@asynccontextmanager
+async def _on_the_bus(config: HostConfig) -> AsyncIterator[Host]:
     async with connect(config.bus, HOST_NAME) as pi, anyio.create_task_group() as tg:
         host = Host(config, pi, tg)
         desk = PlayerDesk(host, tg)

@@ -41,6 +41,7 @@ from gates.contract import (
     ToolDefinition,
     decode_host_reply,
     encode_json,
+    find_bus,
     plugin_gate,
 )
 
@@ -49,6 +50,9 @@ from ._call import CallCancelledError, McpCall, error_text
 __all__ = ["XivMcpClient"]
 
 log = logging.getLogger("gates.plugin")
+
+PROGRESS_FLUSH_SECONDS = 2.0
+"""How long a call's end waits for its progress lines still queued to reach XIV MCP."""
 
 T = TypeVar("T")
 QuickHandler = Callable[[dict[str, Any]], Any]
@@ -78,6 +82,9 @@ class XivMcpClient:
         self._tg: anyio.abc.TaskGroup | None = None
         self._api_version: int | None = None
         self._progress_send: MemoryObjectSendStream[tuple[str, str]] | None = None
+        self._progress_queued: dict[str, int] = {}
+        """Progress lines queued but not yet handed to XIV MCP, by call id."""
+        self._progress_changed = anyio.Event()
         self._failure_hooks: list[Callable[[str], Any]] = []
         self._registered_hooks: list[Callable[[str, str], Any]] = []
         self._registered = anyio.Event()
@@ -95,7 +102,7 @@ class XivMcpClient:
 
     @asynccontextmanager
     async def _run(self) -> AsyncIterator[None]:
-        async with connect(self.bus, self.internal_name) as pi, anyio.create_task_group() as tg:
+        async with connect(find_bus(self.bus), self.internal_name) as pi, anyio.create_task_group() as tg:
             self._pi, self._tg = pi, tg
             send, receive = anyio.create_memory_object_stream[tuple[str, str]](1000)
             self._progress_send = send
@@ -306,6 +313,12 @@ class XivMcpClient:
 
     async def _finish(self, call: McpCall, result: Any, error: str | None) -> None:
         self._calls.pop(call.id, None)
+        # The call's last progress lines go before its end: once XIV MCP has the result, it takes
+        # no more lines for the call (and whoever waits would miss "3 of 3").
+        with anyio.move_on_after(PROGRESS_FLUSH_SECONDS):
+            while self._progress_queued.get(call.id):
+                await self._progress_changed.wait()
+        self._progress_queued.pop(call.id, None)
         try:
             if error is None:
                 await self.host_call(Gate.COMPLETE_CALL, call.id, encode_json(result))
@@ -330,6 +343,7 @@ class XivMcpClient:
         if self._progress_send is not None:
             try:
                 self._progress_send.send_nowait((call_id, text))
+                self._progress_queued[call_id] = self._progress_queued.get(call_id, 0) + 1
             except anyio.WouldBlock:
                 log.warning("%s: dropped a progress line (too many queued)", self.internal_name)
 
@@ -340,3 +354,8 @@ class XivMcpClient:
                     await self.host_call(Gate.REPORT_PROGRESS, call_id, text)
                 except (IpcError, HostReplyError) as exc:
                     log.info("%s: progress line not recorded: %s", self.internal_name, exc)
+                finally:
+                    if call_id in self._progress_queued:
+                        self._progress_queued[call_id] -= 1
+                    changed, self._progress_changed = self._progress_changed, anyio.Event()
+                    changed.set()

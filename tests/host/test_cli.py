@@ -78,33 +78,44 @@ async def waiting_approval(system: XivMcpSystem) -> dict[str, Any]:
 
 
 async def test_cli_plugins_enable_keep_disabled_and_consent(system: XivMcpSystem, raw: Process) -> None:
-    assert json.loads(await cli(system.cli("keep-disabled", "RawPlugin"))) == {
+    said = await cli(system.cli("keep-disabled", "RawPlugin"))
+    assert said == "RawPlugin is kept disabled: you are not asked again until it registers more.\n"
+    reply = json.loads(await cli(system.cli("keep-disabled", "RawPlugin", "--json")))
+    assert reply == {
+        "ok": True,
         "plugin": "RawPlugin",
         "state": "kept_disabled",
+        "changed": False,
+        "message": "RawPlugin was already kept disabled; nothing to do.",
     }
     listing = await cli(system.cli("plugins"))
     assert "RawPlugin: kept_disabled (connected; registration " in listing
     assert "  tool rawplugin_echo: deny (read-only)" in listing
     assert "  tool rawplugin_slow: deny (game_ui)" in listing
-    assert json.loads(await cli(system.cli("enable", "RawPlugin")))["state"] == "enabled"
-    assert json.loads(await cli(system.cli("consent", "RawPlugin")))["state"] == "enabled"
+    assert (await cli(system.cli("enable", "RawPlugin"))).startswith("RawPlugin is enabled: its tools may run")
+    said = await cli(system.cli("consent", "RawPlugin"))
+    assert said == "RawPlugin awaits no consent (it is enabled); nothing to do.\n"
+    said = await cli(system.cli("lift", "RawPlugin"))
+    assert said == "RawPlugin is not suspended (it is enabled); nothing to do.\n"
     card = json.loads(await cli(system.cli("plugins", "--json")))["plugins"][0]
     assert (card["name"], card["state"], card["connected"]) == ("RawPlugin", "enabled", True)
     assert "capability game_ui: ask" in await cli(system.cli("plugins"))
     error = await cli(system.cli("enable", "Nobody"), expect_code=1)
-    assert error.strip() == "XIV MCP knows no plugin named 'Nobody'; see `xivmcp plugins`."
+    assert error.strip() == "No plugin named 'Nobody'. Known: RawPlugin."
     stale = await cli(system.cli("enable", "RawPlugin", "--digest", "000000000000"), expect_code=1)
     assert stale.startswith("RawPlugin's registration changed since you looked") and "nothing was consented" in stale
-    assert json.loads(await cli(system.cli("enable", "RawPlugin", "--digest", card["digest"])))["state"] == "enabled"
+    said = await cli(system.cli("enable", "RawPlugin", "--digest", card["digest"]))
+    assert said == "RawPlugin was already enabled; nothing to do.\n"
 
 
 async def test_cli_mode_call_and_audit(system: XivMcpSystem, raw: Process) -> None:
     await cli(system.cli("enable", "RawPlugin"))
-    assert json.loads(await cli(system.cli("mode", "RawPlugin", "game_ui", "allow"))) == {
-        "plugin": "RawPlugin",
-        "target": "game_ui",
-        "mode": "allow",
-    }
+    reply = json.loads(await cli(system.cli("mode", "RawPlugin", "game_ui", "allow", "--json")))
+    assert (reply["target"], reply["mode"], reply["message"]) == (
+        "game_ui",
+        "allow",
+        "RawPlugin: game_ui is now allow.",
+    )
     assert json.loads(await cli(system.cli("call", "rawplugin_inline"))) == {"done": "inside Invoke"}
     assert json.loads(await cli(system.cli("call", "rawplugin_echo", '{"a": [1, null]}'))) == {"echo": {"a": [1, None]}}
     reply = json.loads(await cli(system.cli("call", "rawplugin_echo", "{}", "--json")))
@@ -118,8 +129,9 @@ async def test_cli_mode_call_and_audit(system: XivMcpSystem, raw: Process) -> No
     error = await cli(system.cli("mode", "RawPlugin", "fly", "allow"), expect_code=1)
     assert "'fly' is neither a capability" in error
 
-    lines = (await cli(system.cli("audit", "--plugin", "RawPlugin", "-n", "3"))).splitlines()
-    entries = [json.loads(line) for line in lines]
+    table = (await cli(system.cli("audit", "--plugin", "RawPlugin", "-n", "3"))).splitlines()
+    assert len(table) == 3 and 'setting      RawPlugin  target="rawplugin_slow", mode="default"' in table[-1]
+    entries = json.loads(await cli(system.cli("audit", "--plugin", "RawPlugin", "-n", "3", "--json")))["entries"]
     assert len(entries) == 3 and all(e["plugin"] == "RawPlugin" for e in entries)
     assert entries[-1]["kind"] == "setting" and entries[-1]["details"] == {
         "target": "rawplugin_slow",
@@ -140,17 +152,16 @@ async def test_cli_approvals_approve_and_decline(system: XivMcpSystem, raw: Proc
             "RawPlugin rawplugin_inline [game_ui] RawPlugin wants to run rawplugin_inline (Use game windows) "
             "(120.0 s left)"
         )
-        assert json.loads(await cli(system.cli("approve", approval_id))) == {
-            "approvalId": approval_id,
-            "state": "approved",
-        }
+        said = await cli(system.cli("approve", approval_id))
+        assert said == f"Approved {approval_id} (once): RawPlugin's rawplugin_inline goes on.\n"
         code, out, _ = await finished(call)
         assert (code, json.loads(out)) == (0, {"done": "inside Invoke"})
     assert (await cli(system.cli("approvals"))).strip() == "no approvals waiting"
 
     async with background(system.cli("call", "rawplugin_inline")) as call:
         approval = await waiting_approval(system)
-        assert json.loads(await cli(system.cli("decline", approval["approvalId"])))["state"] == "denied"
+        said = await cli(system.cli("decline", approval["approvalId"]))
+        assert said == f"Declined {approval['approvalId']}: RawPlugin's rawplugin_inline is told no.\n"
         code, _, err = await finished(call)
         assert code == 1 and f"({approval['approvalId']}) and declined it; nothing was run." in err
     error = await cli(system.cli("approve", approval["approvalId"]), expect_code=1)

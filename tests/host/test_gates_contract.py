@@ -799,7 +799,7 @@ async def test_player_gate_refuses_a_malformed_command_with_a_message(tmp_path: 
         for command in ("{", "[]", '{"cmd": "fly"}', '{"cmd": "audit", "limit": "x"}', '{"cmd": "enable"}'):
             reply = await proven(pi, key, command)
             assert reply["ok"] is False and "player command" in reply["error"], reply
-        assert "knows no plugin named 'Nobody'" in (await player("enable", plugin="Nobody"))["error"]
+        assert "No plugin named 'Nobody'" in (await player("enable", plugin="Nobody"))["error"]
         assert "is not a mode" in (await player("mode", plugin="X", target="game_ui", mode="sometimes"))["error"]
 
 

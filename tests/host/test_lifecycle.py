@@ -64,7 +64,8 @@ async def test_g5_registration_and_consent_life_cycle_undecided_then_enabled(fre
         )
         assert [e["details"]["review"] for e in registrations(fresh_system, "RawPlugin")] == ["new_plugin"] * 3
 
-        assert await player.ok("enable", plugin="RawPlugin") == {"ok": True, "plugin": "RawPlugin", "state": "enabled"}
+        enabled = await player.ok("enable", plugin="RawPlugin")
+        assert (enabled["plugin"], enabled["state"], enabled["changed"]) == ("RawPlugin", "enabled", True)
         card = await player.plugin("RawPlugin")
         assert (card["state"], card["awaits"]) == ("enabled", None)
         assert await player.result("rawplugin_echo", {"a": 1}) == {"echo": {"a": 1}}
@@ -197,9 +198,9 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
 
         card = await player.plugin("MyPlugin")
         assert (card["connected"], card["tools"], card["state"]) == (False, [], "enabled")
-        assert await player.error("myplugin_status") == (
-            "'myplugin_status' is a tool of MyPlugin, which is not connected to XIV MCP right now; nothing was "
-            "run. Try again once it is back (get_plugin_status shows when)."
+        assert (await player("call", tool="myplugin_status"))["error"] == (
+            "'myplugin_status' is a tool of MyPlugin, which is not connected right now; start it, then call again "
+            "(`xivmcp plugins` shows who is connected)."
         )
         calls = [e for e in read_audit(system.data_dir) if e["kind"] == "call" and e.get("tool") == "myplugin_farm"]
         assert calls[-1]["details"]["error"] == "The MyPlugin plugin was unloaded during the call."

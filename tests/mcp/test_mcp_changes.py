@@ -60,7 +60,7 @@ async def test_no_list_changed_when_the_offered_tools_stay_the_same(
         await start_plugin("myplugin")
         await s.wait_offered(*MYPLUGIN_TOOLS)
         async with s.events.expect(AUDIT_URI):  # a barrier: the registration's last list_changed came before
-            await xiv.run_cli("mode", "MyPlugin", "chat_send", "default")
+            await xiv.run_cli("mode", "MyPlugin", "chat_send", "ask")  # a change (a setting left as it is is none)
         seen = s.events.counts.get(TOOLS, 0)
         try:
             # No tool of MyPlugin sends chat: the host changes (on_change fires), the tools do not.
