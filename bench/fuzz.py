@@ -43,6 +43,7 @@ from gates.testing import XivMcpSystem
 
 GATES: tuple[str, ...] = (*(g.value for g in GATE_SIGNATURES), PLAYER_GATE, PLAYER_HELLO_GATE)
 CHECK_EVERY = 50
+DEFAULT_EXAMPLES = 10_000
 CALL_TIMEOUT = 10.0
 FUZZER = "Fuzzer"
 
@@ -214,7 +215,9 @@ def _short(args: list[Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.fuzz", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--examples", type=int, default=10_000, help="how many examples (default 10,000)")
+    parser.add_argument(
+        "--examples", type=int, default=DEFAULT_EXAMPLES, help=f"how many examples (default {DEFAULT_EXAMPLES:,})"
+    )
     parser.add_argument("--seed", type=int, default=None, help="vary the examples (default: the same every run)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)

@@ -39,6 +39,9 @@ from gates.host import PLAYER_HELLO_GATE, PlayerClient
 from gates.testing import Process, XivMcpSystem
 
 CALL_LIMIT = 30.0
+DEFAULT_PLUGINS = 10
+DEFAULT_CALLS = 20_000
+DEFAULT_CALLERS = 16
 KILL_ANSWER_TARGET = 3.0
 NAMED_CAUSES = ("XivMcp", "XIV MCP", "broker", "bus", "Soak")
 
@@ -237,9 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--role", choices=["driver", "plugin"], default="driver", help=argparse.SUPPRESS)
     parser.add_argument("--name", default="Soak0", help=argparse.SUPPRESS)
     parser.add_argument("--bus", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--plugins", type=int, default=10)
-    parser.add_argument("--calls", type=int, default=20_000)
-    parser.add_argument("--callers", type=int, default=16)
+    parser.add_argument("--plugins", type=int, default=DEFAULT_PLUGINS)
+    parser.add_argument("--calls", type=int, default=DEFAULT_CALLS)
+    parser.add_argument("--callers", type=int, default=DEFAULT_CALLERS)
     parser.add_argument("--kill-every", type=float, default=2.0, metavar="SECONDS")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)

@@ -131,12 +131,17 @@ def configured_in(paths: list[Path], url: str) -> list[Path]:
     return found
 
 
-def endpoint_url(http: str | None, data_dir: Path) -> str:
-    """The MCP URL to use: --http, else $XIVMCP_HTTP, else the running host's, else the default."""
-    address = http or os.environ.get(ENV_HTTP)
+def endpoint_url(http: str | None, data_dir: Path, *, named: bool = False) -> str:
+    """The MCP URL to use: --http; the host of a data dir named on the command line; $XIVMCP_HTTP;
+    the host of the default data dir; the default address."""
+    if http:
+        return mcp_url(*parse_http_address(http))
+    running = read_runtime(data_dir)
+    if named and running is not None and running.mcp:
+        return running.mcp
+    address = os.environ.get(ENV_HTTP)
     if address:
         return mcp_url(*parse_http_address(address))
-    running = read_runtime(data_dir)
     if running is not None and running.mcp:
         return running.mcp
     return mcp_url(DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT)
@@ -194,7 +199,7 @@ def _end_session(url: str, token: str | None, session: str, timeout: float) -> N
 
 def cmd_connect(args: argparse.Namespace) -> int:
     try:
-        url = endpoint_url(args.http, Path(args.data_dir))
+        url = endpoint_url(args.http, Path(args.data_dir), named=args.data_dir_named)
     except EndpointError as exc:
         print_err(str(exc))
         return 2

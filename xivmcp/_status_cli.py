@@ -55,7 +55,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
 
     run_async(look, verbose=args.verbose)
-    url = endpoint_url(None, data_dir)
+    url = endpoint_url(None, data_dir, named=args.data_dir_named)
     try:
         token: str | None = read_mcp_token(data_dir)
     except FileNotFoundError:

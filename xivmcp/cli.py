@@ -4,8 +4,8 @@ Every command takes `--bus ENDPOINT` and `--data-dir DIR`. A command that talks 
 system finds it by itself when neither the option nor the environment says where: the host
 writes `DATA_DIR/runtime.json` (its bus and MCP URL) while it runs. Resolution, first wins:
 
-    --bus / --http / --data-dir  >  $XIVMCP_BUS / $XIVMCP_HTTP / $XIVMCP_DATA_DIR
-                                 >  the running host's runtime file  >  the defaults
+    --bus / --http  >  the host of a --data-dir named on the command line
+                    >  $XIVMCP_BUS / $XIVMCP_HTTP  >  the host of the default data dir  >  the defaults
 
 Exit codes: 0 done (or nothing to do), 1 refused (the message says why), 2 wrong usage or
 nothing running to talk to. One line per expected error; `--verbose` adds the traceback.
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
-from gates.contract import API_VERSION, DEFAULT_BUS, ENV_BUS, ENV_DATA_DIR, default_data_dir, read_runtime
+from gates.contract import API_VERSION, DEFAULT_BUS, ENV_BUS, ENV_DATA_DIR, default_data_dir, find_bus
 
 from . import _bus_cli, _connect_cli, _player_cli, _status_cli, _up_cli
 
@@ -63,16 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def resolve(args: argparse.Namespace) -> None:
-    """Fill in the data dir and the bus as the module docstring says (only here is the environment read)."""
-    args.data_dir = str(Path(args.data_dir) if args.data_dir else default_data_dir())
+    """Fill in the data dir and the bus as the module docstring says (only here is the environment
+    read). A --data-dir given on the command line names the system: its host's bus comes before
+    $XIVMCP_BUS."""
+    named = Path(args.data_dir) if args.data_dir else None
+    args.data_dir = str(named or default_data_dir())
+    args.data_dir_named = named is not None
     if args.bus:
         return
-    explicit = os.environ.get(ENV_BUS)
-    if explicit:
-        args.bus = explicit
-        return
-    running = read_runtime(Path(args.data_dir)) if getattr(args, "finds_system", False) else None
-    args.bus = running.bus if running is not None else DEFAULT_BUS
+    if getattr(args, "finds_system", False):
+        args.bus = find_bus(None, named)
+    else:
+        args.bus = os.environ.get(ENV_BUS) or DEFAULT_BUS
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -69,14 +69,17 @@ def default_data_dir() -> Path:
 
 
 def find_bus(bus: str | None = None, data_dir: Path | None = None) -> str:
-    """Where to connect: `bus` if given, else `$XIVMCP_BUS`, else the running host's bus (the
-    runtime file of `data_dir`, default `default_data_dir()`), else the default endpoint."""
+    """Where to connect, first found: `bus`; the running host of `data_dir` when one is named
+    (an explicit data dir says which system); `$XIVMCP_BUS`; the running host of the default
+    data dir; the default endpoint."""
     if bus:
         return bus
+    if data_dir is not None and (named := read_runtime(data_dir)) is not None:
+        return named.bus
     explicit = os.environ.get(ENV_BUS)
     if explicit:
         return explicit
-    running = read_runtime(data_dir if data_dir is not None else default_data_dir())
+    running = read_runtime(default_data_dir()) if data_dir is None else None
     return running.bus if running is not None else DEFAULT_BUS
 
 
