@@ -15,7 +15,7 @@ import anyio
 
 from broker import IpcError
 from gates.contract import ENV_HTTP
-from gates.host import DataDirInUseError, DataDirLock, HostConfig
+from gates.host import DataDirInUseError, DataDirLock, HostConfig, owner_only_dir
 from gates.mcp import (
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
@@ -159,7 +159,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     except EndpointError as exc:
         print_err(str(exc))
         return 2
-    Path(args.data_dir).mkdir(parents=True, exist_ok=True)
+    owner_only_dir(Path(args.data_dir))  # B8: the user's alone, from the start
     lock = DataDirLock(Path(args.data_dir))
     try:  # refuse a second system on this data dir before starting its broker
         lock.acquire()

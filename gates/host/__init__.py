@@ -24,7 +24,7 @@ from ._player_client import NotYourHostError, PlayerClient, read_player_key
 from ._player_protocol import PLAYER_GATE, PLAYER_HELLO_GATE, PLAYER_KEY_FILE
 from ._report import Awaits, PluginCard, PluginsReport, ToolCard
 from ._running import host_running
-from ._secrets import read_secret, secret
+from ._secrets import owner_only_dir, read_secret, secret
 
 __all__ = [
     "APPROVAL_TIMEOUT",
@@ -59,6 +59,7 @@ __all__ = [
     "SystemClock",
     "ToolCard",
     "host_running",
+    "owner_only_dir",
     "read_player_key",
     "read_secret",
     "secret",
