@@ -15,9 +15,11 @@ __all__ = [
     "ApprovalState",
     "CapabilityId",
     "DependencyState",
+    "JobState",
     "Mode",
     "PluginState",
     "Risk",
+    "StepState",
     "strictest",
 ]
 
@@ -96,3 +98,26 @@ class Answer(StrEnum):
     APPROVE_SESSION = "approve_session"
     ALWAYS_ALLOW = "always_allow"
     DECLINE = "decline"
+
+
+class JobState(StrEnum):
+    """Where a background job stands (seeds/002)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    PAUSED = "paused"
+    PENDING = "pending"
+    """A step failed: it waits for the assistant to retry, skip or change the steps (update_job)."""
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class StepState(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    """It was running when the job was paused or cancelled (or XIV MCP restarted)."""
+    SKIPPED = "skipped"

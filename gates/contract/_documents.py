@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from ._catalog import CAPABILITIES
-from ._codes import ApprovalState, DependencyState, Mode, PluginState, Risk
+from ._codes import ApprovalState, DependencyState, JobState, Mode, PluginState, Risk, StepState
 
 __all__ = [
     "ApprovalReply",
@@ -35,6 +35,7 @@ __all__ = [
     "JobInfo",
     "JobReply",
     "JobStep",
+    "StepInfo",
     "JobsReply",
     "RegisterReply",
     "StatusReply",
@@ -206,14 +207,32 @@ class Job(Wire, kw_only=True):
     steps: list[JobStep]
 
 
+class StepInfo(JobStep, kw_only=True, omit_defaults=False):
+    """A step as the host reports it: what was asked, and how it went."""
+
+    state: StepState = StepState.QUEUED
+    result: Any = None
+    error: str | None = None
+    started: str | None = None
+    finished: str | None = None
+    attempts: int = 0
+
+
 class JobInfo(Wire, kw_only=True):
-    """A job as the host reports it (the job runtime adds fields, always with defaults)."""
+    """A job as the host reports it (fields only ever get added, with defaults)."""
 
     id: str
     name: str
-    state: str
+    state: JobState
     owner: str | None = None
-    steps: list[JobStep] = []
+    """The plugin that started it (InternalName), or None for the assistant's jobs."""
+    steps: list[StepInfo] = []
+    message: str | None = None
+    """Why it waits (pending, paused, waiting for another job's acting step), or how it ended."""
+    created: str = ""
+    finished: str | None = None
+    log: list[str] = []
+    """The last lines of its log (progress, steps starting and ending), oldest first."""
 
 
 class JobReply(Wire, kw_only=True):

@@ -42,6 +42,9 @@ class CallPath:
         self._audit = state.audit
         self._calls = calls
         self._core = core
+        self.acting_refusal: Callable[[str], str | None] = lambda tool: None
+        """J8: why a direct call of this changing tool must wait (a job's acting step runs), or None.
+        The job runner sets it; until then nothing is acting."""
 
     async def call_tool(
         self,
@@ -50,8 +53,13 @@ class CallPath:
         *,
         on_progress: Callable[[str], None] | None = None,
         on_approval: Callable[[Approval], None] | None = None,
+        on_started: Callable[[str], None] | None = None,
+        as_step: bool = False,
     ) -> CallOutcome:
         """Decide (allow / ask / deny) and run a tool; errors are written for the assistant.
+
+        A direct call (not `as_step`) of a tool that changes something is refused while a job's
+        acting step runs (J8); `on_started` gets a plugin call's id (see `PluginCalls.invoke`).
 
         `on_approval` hears of each approval the call waits for: before it runs, and those the
         plugin asks for during it (the command line tells the player which one to answer)."""
@@ -61,6 +69,8 @@ class CallPath:
         if registered.owner == HOST_NAME:  # XIV MCP's own tools: core trust, always allowed (A5)
             return await self._core.call(name, arguments or {}, on_progress)
         owner, definition = registered.owner, registered.definition
+        if not as_step and not definition.read_only and (busy := self.acting_refusal(name)) is not None:
+            return CallOutcome(error=busy)
         args_json = encode_json(arguments or {})
         decision = self._policies.decide(owner, definition)
         if isinstance(decision, Ask):
@@ -74,7 +84,9 @@ class CallPath:
                 details={"decision": "deny", "reason": decision.reason, "message": decision.message},
             )
             return CallOutcome(error=decision.message)
-        return await self._calls.invoke(owner, name, args_json, on_progress=on_progress, on_approval=on_approval)
+        return await self._calls.invoke(
+            owner, name, args_json, on_progress=on_progress, on_approval=on_approval, on_started=on_started
+        )
 
     def _unknown(self, name: str) -> str:
         owner = self._policies.consented_owner(name)

@@ -156,8 +156,12 @@ class PluginCalls:
         *,
         on_progress: Callable[[str], None] | None = None,
         on_approval: Callable[[Approval], None] | None = None,
+        on_started: Callable[[str], None] | None = None,
     ) -> CallOutcome:
         """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background.
+
+        `on_started` gets the call's id at once: a job uses it to `cancel` the call, then awaits
+        this to its end (the plugin's answer to the Cancel, or the two minutes after it).
 
         The plugin's Invoke runs as a task of the host, so its reply is taken even when the caller
         gives up while Invoke is still running (a quick tool's result then ends the call at once).
@@ -165,6 +169,8 @@ class PluginCalls:
         """
         call = _Call(self._ids.next(), owner, tool, on_progress, on_approval, self._clock.now() + self._pickup)
         self._calls[call.id] = call
+        if on_started is not None:
+            on_started(call.id)
         self._tg.start_soon(self._invoke, call, args_json)
         try:
             await call.done.wait()

@@ -1,6 +1,7 @@
 """The definitions of XIV MCP's own tools (core trust, A5), with the output schemas of those that return lists.
 
     echo, get_plugin_status, run_self_test     what the host can do before there is a game (A12)
+    start_job, get_job, ... wait               background jobs (J10, `_job_definitions.py`)
     list_toolsets, search_tools, call_tool     reach hundreds of tools without listing them all (P2)
 
 Lists come back as {total, showing, items}, paged with `limit` and `offset` (P5).
@@ -11,6 +12,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from gates.contract import ToolDefinition
+
+from ._job_definitions import JOB_DEFINITIONS
 
 __all__ = ["CORE_DEFINITIONS", "CORE_TOOLSET", "OUTPUT_SCHEMAS", "PAGE_DEFAULT", "PAGE_MAX", "SELF_TEST_SECONDS"]
 
@@ -93,6 +96,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         "read-only tools answers. Returns a report with one check per plugin.",
         read_only=True,
     ),
+    *JOB_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {

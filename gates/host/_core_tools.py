@@ -10,8 +10,7 @@ so this module does not import it. It knows nothing of MCP or HTTP.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Protocol
 
 import anyio
@@ -25,6 +24,7 @@ from ._core_definitions import CORE_DEFINITIONS, CORE_TOOLSET, PAGE_DEFAULT, PAG
 from ._offer import OfferedTools
 from ._registry import ToolRegistry
 from ._report import PluginCard, PluginReports
+from ._tool_args import ToolArgs, ToolHandler
 
 __all__ = ["CoreTools", "ToolCaller"]
 
@@ -37,51 +37,6 @@ class ToolCaller(Protocol):
     def __call__(
         self, name: str, arguments: dict[str, Any] | None, *, on_progress: ProgressFn | None = None
     ) -> Awaitable[CallOutcome]: ...
-
-
-class _Args:
-    """A core tool's arguments: names matched case-insensitively, unknown names refused (P4)."""
-
-    def __init__(self, tool: str, args: dict[str, Any], params: tuple[str, ...]) -> None:
-        by_lower = {p.lower(): p for p in params}
-        self.tool = tool
-        self.values: dict[str, Any] = {}
-        for key, value in args.items():
-            param = by_lower.get(key.lower())
-            if param is None:
-                known = ", ".join(params) or "none"
-                raise RefusedError(f"{tool} has no argument {quote(key)}; its arguments are: {known}.")
-            self.values[param] = value
-
-    def text(self, name: str, *, required: bool = False) -> str | None:
-        value = self.values.get(name)
-        if value is None:
-            if required:
-                raise RefusedError(f"{self.tool} needs {quote(name)}, a string.")
-            return None
-        return value if isinstance(value, str) else json.dumps(value)
-
-    def integer(self, name: str, default: int, low: int, high: int | None = None) -> int:
-        value = self.values.get(name, default)
-        try:
-            number = int(value) if not isinstance(value, bool) and float(value) == int(float(value)) else None
-        except (TypeError, ValueError, OverflowError):
-            number = None
-        if number is None or number < low or (high is not None and number > high):
-            bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-            raise RefusedError(f"{quote(name)} must be a whole number {bounds}; got {quote(value)}.")
-        return number
-
-    def object(self, name: str) -> dict[str, Any]:
-        value = self.values.get(name) or {}
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                raise RefusedError(f"{quote(name)} must be a JSON object of arguments; got {quote(value)}.") from None
-        if not isinstance(value, dict):
-            raise RefusedError(f'{quote(name)} must be an object of arguments, such as {{"x": 21.4}}.')
-        return value
 
 
 _PARAMS: Final[dict[str, tuple[str, ...]]] = {
@@ -107,7 +62,7 @@ class CoreTools:
         self._offered = offered
         self._reports = reports
         self._call = call
-        self._handlers: dict[str, Callable[[_Args, ProgressFn | None], Awaitable[Any]]] = {
+        self._handlers: dict[str, ToolHandler] = {
             "echo": self._echo,
             "list_toolsets": self._list_toolsets,
             "search_tools": self._search_tools,
@@ -116,10 +71,14 @@ class CoreTools:
             "run_self_test": self._run_self_test,
         }
 
+    def add_handlers(self, handlers: Mapping[str, ToolHandler]) -> None:
+        """Handlers of core tools served by another part of the host (the job tools)."""
+        self._handlers.update(handlers)
+
     async def call(self, name: str, arguments: dict[str, Any], on_progress: ProgressFn | None = None) -> CallOutcome:
         """Run a core tool; a refusal or failure is an outcome whose error the assistant reads."""
         try:
-            result = await self._handlers[name](_Args(name, arguments, _PARAMS[name]), on_progress)
+            result = await self._handlers[name](ToolArgs(name, arguments, _PARAMS[name]), on_progress)
         except RefusedError as exc:
             return CallOutcome(error=str(exc))
         except Exception as exc:
@@ -129,10 +88,10 @@ class CoreTools:
 
     # --- the tools ------------------------------------------------------------------------
 
-    async def _echo(self, args: _Args, _: ProgressFn | None) -> str:
+    async def _echo(self, args: ToolArgs, _: ProgressFn | None) -> str:
         return args.text("text", required=True) or ""
 
-    async def _list_toolsets(self, args: _Args, _: ProgressFn | None) -> dict[str, Any]:
+    async def _list_toolsets(self, args: ToolArgs, _: ProgressFn | None) -> dict[str, Any]:
         counts: dict[str, int] = {}
         for tool in self._offered.all():
             counts[tool.toolset] = counts.get(tool.toolset, 0) + 1
@@ -148,7 +107,7 @@ class CoreTools:
         ]
         return {"total": len(items), "showing": len(items), "items": items}
 
-    async def _search_tools(self, args: _Args, _: ProgressFn | None) -> dict[str, Any]:
+    async def _search_tools(self, args: ToolArgs, _: ProgressFn | None) -> dict[str, Any]:
         words = (args.text("query") or "").lower().split()
         toolset = (args.text("toolset") or "").lower()
         limit = args.integer("limit", PAGE_DEFAULT, 1, PAGE_MAX)
@@ -173,7 +132,7 @@ class CoreTools:
         ]
         return {"total": len(found), "showing": len(items), "offset": offset, "items": items}
 
-    async def _call_tool(self, args: _Args, on_progress: ProgressFn | None) -> CallOutcome:
+    async def _call_tool(self, args: ToolArgs, on_progress: ProgressFn | None) -> CallOutcome:
         name = args.text("name", required=True) or ""
         arguments = args.object("arguments")
         if name == "call_tool":
@@ -182,7 +141,7 @@ class CoreTools:
             raise RefusedError(f"There is no tool named {quote(name)}. Find tools with search_tools.")
         return await self._call(name, arguments, on_progress=on_progress)
 
-    async def _get_plugin_status(self, args: _Args, _: ProgressFn | None) -> dict[str, Any]:
+    async def _get_plugin_status(self, args: ToolArgs, _: ProgressFn | None) -> dict[str, Any]:
         cards = self._reports.cards()
         wanted = args.text("plugin")
         if wanted:
@@ -193,7 +152,7 @@ class CoreTools:
             cards = chosen
         return {"plugins": cards}
 
-    async def _run_self_test(self, args: _Args, _: ProgressFn | None) -> dict[str, Any]:
+    async def _run_self_test(self, args: ToolArgs, _: ProgressFn | None) -> dict[str, Any]:
         checks: list[dict[str, Any]] = []
         skipped: list[dict[str, Any]] = []
         for card in self._reports.cards():

@@ -18,10 +18,14 @@ from gates.contract import (
     GATE_SIGNATURES,
     CallAccepted,
     Gate,
+    JobInfo,
+    JobReply,
+    JobsReply,
     Message,
+    RefusedError,
     UnregisterAllReply,
     UnregisterReply,
-    error_reply,
+    decode_job,
     guard_gate,
     list_capabilities,
     ok_reply,
@@ -85,11 +89,32 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
         host.calls.progress(_caller(), call_id or "", text)
         return ok_reply()
 
-    def jobs_not_yet(*_: str | None) -> str:
-        return error_reply(
-            "Background jobs are not available in this version of the simulated host yet; "
-            "call the tools one by one meanwhile."
-        )
+    jobs = host.jobs
+
+    def start_job(o: str | None, job_json: str | None) -> str:
+        document = decode_job(job_json or "")
+        job = jobs.start(document.name, document.steps, owner(o))
+        return ok_reply(JobReply(job=job))
+
+    def own_job(job_id: str | None) -> JobInfo:
+        """G10: a plugin sees and controls only the jobs it started."""
+        if not job_id:
+            raise RefusedError("'id' is required: the job id StartJob returned (or ListJobs lists).")
+        return jobs.get(job_id, _caller(), mine_only=True)
+
+    def get_job(job_id: str | None) -> str:
+        return ok_reply(JobReply(job=own_job(job_id)))
+
+    def list_jobs(o: str | None) -> str:
+        return ok_reply(JobsReply(jobs=jobs.listing(owner(o), mine_only=True)))
+
+    def control(act: Callable[[JobInfo], str]) -> Callable[[str | None], str]:
+        def handler(job_id: str | None) -> str:
+            job = own_job(job_id)
+            act(job)
+            return ok_reply(JobReply(job=job))
+
+        return handler
 
     handlers: dict[str, Callable[..., Any]] = {
         Gate.API_VERSION: lambda: API_VERSION,
@@ -107,8 +132,12 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
         Gate.FAIL_CALL: guard_gate(fail_call),
         Gate.REPORT_PROGRESS: guard_gate(report_progress),
     }
-    for gate in (Gate.START_JOB, Gate.GET_JOB, Gate.LIST_JOBS, Gate.PAUSE_JOB, Gate.RESUME_JOB, Gate.CANCEL_JOB):
-        handlers[gate] = guard_gate(jobs_not_yet)
+    handlers[Gate.START_JOB] = guard_gate(start_job)
+    handlers[Gate.GET_JOB] = guard_gate(get_job)
+    handlers[Gate.LIST_JOBS] = guard_gate(list_jobs)
+    handlers[Gate.PAUSE_JOB] = guard_gate(control(jobs.pause))
+    handlers[Gate.RESUME_JOB] = guard_gate(control(jobs.resume))
+    handlers[Gate.CANCEL_JOB] = guard_gate(control(jobs.cancel))
     return handlers
 
 

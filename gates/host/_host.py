@@ -18,6 +18,7 @@ from typing import Any, Final
 import anyio.abc
 
 from broker import PluginInterface
+from gates.contract import JobInfo
 
 from ._approvals import PLUGIN_LEFT, Approval, Approvals
 from ._audit import AuditLog
@@ -29,6 +30,10 @@ from ._core_definitions import CORE_DEFINITIONS
 from ._core_tools import CoreTools, ProgressFn
 from ._dependencies import DependencyBook
 from ._ids import process_tag
+from ._job_checks import JobChecks
+from ._job_store import JobStore
+from ._job_tools import JobTools
+from ._jobs import Jobs
 from ._listeners import Listeners
 from ._offer import OfferedTools
 from ._player_actions import PlayerActions
@@ -84,12 +89,26 @@ class Host:
             limits=limits,
         )
         self.player = PlayerActions(state, clock=self.clock, expire_due=self.expire_due)
+        self._job_changes: Listeners[JobInfo] = Listeners("job change")
+        self.job_store = JobStore.in_dir(config.data_dir)
+        self.jobs = Jobs(
+            store=self.job_store,
+            checks=JobChecks(self.registry, self.policies),
+            call_path=self.call_path,
+            calls=self.calls,
+            clock=self.clock,
+            tag=tag,
+            changed=self._job_changes.emit,
+        )
+        self.jobs.load()  # J11: what was running comes back paused
+        self.core_tools.add_handlers(JobTools(self.jobs).handlers())
         self._away: dict[str, None] = {}
         """Plugins that left with tools registered, oldest first (at most `MAX_AWAY`)."""
         self.registry.on_change(self._registry_changed)
 
     def close(self) -> None:
         self.calls.disposing()
+        self.job_store.close()
         self._db.close()
         self.audit.close()
 
@@ -111,6 +130,10 @@ class Host:
         changed: `plugin` is the one concerned, or None when it may be any."""
         return self._changes.add(callback)
 
+    def on_job_change(self, callback: Callable[[JobInfo], None]) -> Callable[[], None]:
+        """Call `callback(job)` whenever a job or one of its steps changes (the jobs resource)."""
+        return self._job_changes.add(callback)
+
     def changed(self, plugin: str | None = None) -> None:
         self._changes.emit(plugin)
 
@@ -118,6 +141,7 @@ class Host:
         """Enforce the deadlines that are due (approval windows, cancelled calls, P7)."""
         self.approvals.expire_due()
         self.calls.expire_due()
+        self.jobs.tick()
 
     # --- plugins coming and going ----------------------------------------------------------
 

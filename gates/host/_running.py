@@ -60,6 +60,8 @@ async def _on_the_bus(config: HostConfig) -> AsyncIterator[Host]:
             pi.on_connection_change(on_connection)
             announce(pi, Message.READY)
             tg.start_soon(_expire_due, host, config.tick)
+            tg.start_soon(host.job_store.run)
+            host.jobs.start_running(tg)
             tg.start_soon(_ready_for_returning_plugins, host, pi)
             yield host
         finally:

@@ -17,7 +17,15 @@ from .xiv_mcp_support import MODERN, MYPLUGIN_TOOLS, RAWPLUGIN_TOOLS, WAIT, Star
 
 pytestmark = pytest.mark.asyncio
 ERAS = pytest.mark.parametrize("era", ["legacy", MODERN], ids=["2025-11-25", "2026-07-28"])
-CORE = ["echo", "list_toolsets", "search_tools", "call_tool", "get_plugin_status", "run_self_test"]
+CORE = [
+    "echo",
+    "list_toolsets",
+    "search_tools",
+    "call_tool",
+    "get_plugin_status",
+    "run_self_test",
+    *("start_job", "list_jobs", "get_job", "update_job", "pause_job", "resume_job", "cancel_job", "wait"),
+]
 
 
 def text_of(result: types.CallToolResult) -> str:
