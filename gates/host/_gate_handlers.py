@@ -27,6 +27,7 @@ from gates.contract import (
     UnregisterReply,
     decode_job,
     guard_gate,
+    guard_gate_async,
     list_capabilities,
     ok_reply,
 )
@@ -91,9 +92,10 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
 
     jobs = host.jobs
 
-    def start_job(o: str | None, job_json: str | None) -> str:
+    async def start_job(o: str | None, job_json: str | None) -> str:
         document = decode_job(job_json or "")
         job = jobs.start(document.name, document.steps, owner(o))
+        await jobs.durable()  # acknowledged means on disk (group commit: many starts, one fsync)
         return ok_reply(JobReply(job=job))
 
     def own_job(job_id: str | None) -> JobInfo:
@@ -132,7 +134,7 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
         Gate.FAIL_CALL: guard_gate(fail_call),
         Gate.REPORT_PROGRESS: guard_gate(report_progress),
     }
-    handlers[Gate.START_JOB] = guard_gate(start_job)
+    handlers[Gate.START_JOB] = guard_gate_async(start_job)
     handlers[Gate.GET_JOB] = guard_gate(get_job)
     handlers[Gate.LIST_JOBS] = guard_gate(list_jobs)
     handlers[Gate.PAUSE_JOB] = guard_gate(control(jobs.pause))

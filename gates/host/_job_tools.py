@@ -70,6 +70,7 @@ class JobTools:
 
     async def _start(self, args: ToolArgs, _: Any) -> dict[str, Any]:
         job = self._jobs.start(args.text("name", required=True) or "", decode_steps(args.items("steps")), None)
+        await self._jobs.durable()
         return {"started": {"id": job.id, "name": job.name, "state": job.state.value}, "poll": f"get_job id={job.id}"}
 
     async def _list(self, args: ToolArgs, _: Any) -> dict[str, Any]:

@@ -151,6 +151,10 @@ class Jobs:
         self._resume(job)
         return job
 
+    async def durable(self) -> None:
+        """Wait until every change to jobs so far is on disk."""
+        await self._store.durable()
+
     def get(self, ref: str, owner: str | None = None, *, mine_only: bool = False) -> JobInfo:
         """A job by id or by name (the newest of that name); a plugin (`mine_only`) sees only its own."""
         job = self._jobs.get(ref)

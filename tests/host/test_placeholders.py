@@ -277,6 +277,14 @@ class Missing(Exception):
     """The model's "the path cannot be followed"."""
 
 
+class Refusal(Exception):
+    """The model's refusal: its message and which placeholder's step it was about."""
+
+    def __init__(self, message: str, step: str, reason: str) -> None:
+        super().__init__(message)
+        self.step, self.reason = step, reason
+
+
 def scan(text: str, start: int) -> tuple[int, str, list[str]] | None:
     """The placeholder that starts at ``text[start]``: (end, step, segments), or None."""
     if not text.startswith("{{", start):
@@ -336,15 +344,15 @@ def model_child(value: Any, segment: str) -> Any:
 def model_value(placeholder: tuple[str, str, list[str]], results: dict[str, Any], earlier: list[str]) -> Any:
     written, step, segments = placeholder
     if step not in earlier:
-        raise AssertionError(f"No step '{step}' for {written}.")
+        raise Refusal(f"No step '{step}' for {written}.", step, "no step")
     if step not in results:
-        raise AssertionError(f"Step '{step}' has no result yet for {written}.")
+        raise Refusal(f"Step '{step}' has no result yet for {written}.", step, "no result")
     value = results[step]
     try:
         for segment in segments:
             value = model_child(value, segment)
     except Missing:
-        raise AssertionError(f"Step '{step}' result has no '{'.'.join(segments)}'.") from None
+        raise Refusal(f"Step '{step}' result has no '{'.'.join(segments)}'.", step, "no path") from None
     return value
 
 
@@ -357,7 +365,7 @@ def model_text(value: Any) -> str:
 
 
 def model_fill(args: Any, results: dict[str, Any], earlier: list[str]) -> Any:
-    """What ``resolve`` returns; the message of the refusal as an ``AssertionError``."""
+    """What ``resolve`` returns, or raises a ``Refusal``."""
     if type(args) is dict:
         return {key: model_fill(item, results, earlier) for key, item in args.items()}
     if type(args) is list:
@@ -382,18 +390,23 @@ def model_steps(args: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def model_outcome(args: Any, results: dict[str, Any], earlier: list[str]) -> tuple[str, Any]:
+def model_outcome(args: Any, results: dict[str, Any], earlier: list[str], ids: list[str]) -> tuple[str, Any, str]:
+    """("filled", value, "") or ("refused", message, reason), as the model has it."""
     try:
-        return "filled", model_fill(args, results, earlier)
-    except AssertionError as refused:
-        return "refused", str(refused)
+        return "filled", model_fill(args, results, earlier), ""
+    except Refusal as refused:
+        reason = refused.reason
+        if reason == "no step":
+            reason = "later step" if refused.step in ids else "unknown step"
+        return "refused", str(refused), reason
 
 
-def outcome(args: Any, results: dict[str, Any], earlier: list[str], ids: list[str]) -> tuple[str, Any]:
+def outcome(args: Any, results: dict[str, Any], earlier: list[str], ids: list[str]) -> tuple[str, Any, str]:
+    """("filled", value, "") or ("refused", message, reason), as ``resolve`` has it."""
     try:
-        return "filled", resolve(args, results, earlier, ids)
+        return "filled", resolve(args, results, earlier, ids), ""
     except PlaceholderError as refused:
-        return "refused", str(refused)
+        return "refused", str(refused), refused.reason
 
 
 def test_j9_the_model_scans_like_the_examples() -> None:
@@ -420,10 +433,10 @@ json_values = st.recursive(
 
 @st.composite
 def jobs(draw: st.DrawFn) -> tuple[list[str], list[str], dict[str, Any]]:
-    """(ids, earlier, results): a job's step ids, those before the current step, and results
-    for some of the earlier steps (the rest were skipped) and perhaps for later ones."""
-    ids = draw(st.permutations(STEP_POOL))[: draw(st.integers(1, len(STEP_POOL)))]
-    earlier = ids[: len(ids) - 1 - draw(st.integers(0, len(ids) - 1))]
+    """(ids, earlier, results): a job's step ids (two or more), those before the current step
+    (one or more), and results for most earlier steps (the rest were skipped), a few later ones."""
+    ids = draw(st.permutations(STEP_POOL))[: len(STEP_POOL) - draw(st.integers(0, len(STEP_POOL) - 2))]
+    earlier = ids[: len(ids) - 1 - draw(st.integers(0, len(ids) - 2))]  # at least one
     finished = [step for step in ids if draw(st.integers(0, 5)) < (5 if step in earlier else 1)]
     results = {step: draw(json_values) for step in finished}
     return ids, earlier, results
@@ -548,7 +561,7 @@ def test_j9_resolve_agrees_with_the_model_and_changes_nothing_it_is_given(case: 
     args, ids, earlier, results, _ = case
     before = copy.deepcopy((args, results))
     got = outcome(args, results, earlier, ids)
-    assert got == model_outcome(args, results, earlier)
+    assert got == model_outcome(args, results, earlier, ids)
     assert (args, results) == before
     scrub(got[1])  # the copy shares nothing with the arguments or the results
     assert (args, results) == before
@@ -558,7 +571,7 @@ def test_j9_resolve_agrees_with_the_model_and_changes_nothing_it_is_given(case: 
 @given(cases(tricky=False))
 def test_j9_resolve_and_referenced_steps_agree_with_the_model_on_the_steps_written(case: Case) -> None:
     args, ids, earlier, results, steps = case
-    assert outcome(args, results, earlier, ids) == model_outcome(args, results, earlier)
+    assert outcome(args, results, earlier, ids) == model_outcome(args, results, earlier, ids)
     assert referenced_steps(args) == list(dict.fromkeys(steps)) == model_steps(args)
 
 

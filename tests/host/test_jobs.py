@@ -1,0 +1,274 @@
+"""Background jobs (G10, J1-J12, A7): steps one after another, pause, resume, cancel, never lost.
+
+The host runs in-process on the manual clock; the plugin is the test's own peer on the real bus
+(`TestPlugin`: Invoke answers pending until the test finishes the call). A job's state is waited
+for on the host's job events, never by sleeping. The crash test kills a host process (-9).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from gates.contract import JobInfo, JobState
+from gates.host import Host
+
+from ._system import WAIT, Player, TestPlugin, XivMcpSystem, inprocess_host, ok, plugin_peer, refused
+
+pytestmark = pytest.mark.asyncio
+
+
+async def until(host: Host, job_id: str, ready: Callable[[JobInfo], bool]) -> JobInfo:
+    """Wait (on the host's job events) until the job satisfies `ready`."""
+    changed = anyio.Event()
+
+    def on_change(job: JobInfo) -> None:
+        if job.id == job_id:
+            changed.set()
+
+    stop = host.on_job_change(on_change)
+    try:
+        with anyio.fail_after(WAIT):
+            while not ready(job := host.jobs.get(job_id)):
+                await changed.wait()
+                changed = anyio.Event()
+        return job
+    finally:
+        stop()
+
+
+def state(wanted: JobState) -> Callable[[JobInfo], bool]:
+    return lambda job: job.state is wanted
+
+
+async def setup(plugin: TestPlugin, tmp_path: Path, *tools: tuple[str, list[str] | None]) -> Player:
+    player = Player(plugin.pi, tmp_path)
+    for name, capabilities in tools:
+        if capabilities is None:
+            await plugin.register(name, readOnly=True)
+        else:
+            await plugin.register(name, capabilities=capabilities)
+    await player.ok("enable", plugin=plugin.name)
+    await player.set_modes(plugin.name, game_ui="allow")
+    return player
+
+
+async def start(player: Player, name: str, *steps: dict[str, Any]) -> str:
+    reply = await player.result("start_job", {"name": name, "steps": list(steps)})
+    job_id: str = reply["started"]["id"]
+    assert reply["poll"] == f"get_job id={job_id}"
+    return job_id
+
+
+async def test_j9_a_three_step_job_fills_a_placeholder_from_an_earlier_step(tmp_path: Path) -> None:
+    # SPEC: J1, J2, J9, G10, A7
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await setup(plugin, tmp_path, ("testpeer_farm", ["game_ui"]))
+        job_id = await start(
+            player,
+            "Farm, then report",
+            {"id": "farm", "tool": "testpeer_farm", "args": {"minutes": 1}},
+            {"id": "report", "tool": "echo", "args": {"text": "Farmed {{farm.kills}} kills"}},
+            {"tool": "wait", "args": {"seconds": 0}},
+        )
+        call_id, tool, args = await plugin.next_invoke()
+        assert (tool, json.loads(args)) == ("testpeer_farm", {"minutes": 1})
+        await ok(plugin.pi, "ReportProgress", call_id, "10 kills")
+        await ok(plugin.pi, "CompleteCall", call_id, '{"kills": 31}')
+        job = await until(host, job_id, state(JobState.COMPLETED))
+        assert [(s.id, s.state.value, s.result) for s in job.steps] == [
+            ("farm", "done", {"kills": 31}),
+            ("report", "done", "Farmed 31 kills"),
+            ("s1", "done", {"waited": 0.0}),
+        ]
+        view = (await player.result("get_job", {"id": "Farm, then report", "log_lines": 200}))["job"]
+        assert any(line.endswith("farm: 10 kills") for line in view["log"])  # J5: progress in the log
+
+
+async def test_j4_j7_pause_cancels_the_step_and_resume_runs_it_again_from_the_start(tmp_path: Path) -> None:
+    # SPEC: J4, J7
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await setup(plugin, tmp_path, ("testpeer_farm", ["game_ui"]))
+        job_id = await start(player, "farm", {"id": "farm", "tool": "testpeer_farm", "args": {"kills": 20}})
+        first, _, args = await plugin.next_invoke()
+        await player.result("pause_job", {"id": job_id})
+        assert await plugin.next_cancel() == first
+        await ok(plugin.pi, "FailCall", first, "Cancelled.")
+        job = await until(host, job_id, state(JobState.PAUSED))
+        assert job.steps[0].state.value == "interrupted"
+        await player.result("resume_job", {"id": job_id})
+        again, _, args_again = await plugin.next_invoke()
+        assert again != first and args_again == args  # the same step, from the start, same arguments
+        await ok(plugin.pi, "CompleteCall", again, '{"kills": 20}')
+        job = await until(host, job_id, state(JobState.COMPLETED))
+        assert job.steps[0].attempts == 2
+
+
+async def test_j4_cancel_waits_two_minutes_for_a_plugin_that_ignores_it(tmp_path: Path) -> None:
+    # SPEC: J4, G8
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await setup(plugin, tmp_path, ("testpeer_stubborn", ["game_ui"]))
+        job_id = await start(player, "stubborn", {"tool": "testpeer_stubborn"}, {"tool": "echo", "args": {"text": "x"}})
+        call_id, _, _ = await plugin.next_invoke()
+        await player.result("cancel_job", {"id": job_id})
+        assert await plugin.next_cancel() == call_id  # ignored: no FailCall comes
+        await player.ok("advance_clock", seconds=119)
+        assert host.jobs.get(job_id).state is JobState.RUNNING
+        await player.ok("advance_clock", seconds=2)
+        job = await until(host, job_id, state(JobState.CANCELLED))
+        assert [s.state.value for s in job.steps] == ["interrupted", "skipped"]
+
+
+async def test_j6_a_failed_step_makes_the_job_pending_until_retry_skip_append_or_replace(tmp_path: Path) -> None:
+    # SPEC: J6, J10
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await setup(plugin, tmp_path, ("testpeer_try", ["game_ui"]))
+        job_id = await start(player, "tries", {"id": "a", "tool": "testpeer_try"}, {"id": "b", "tool": "testpeer_try"})
+        call_id, _, _ = await plugin.next_invoke()
+        await ok(plugin.pi, "FailCall", call_id, "Bags full after 120 kills; 3 Iron Ore still missing.")
+        job = await until(host, job_id, state(JobState.PENDING))
+        assert job.message == (
+            "Step a (testpeer_try) failed: Bags full after 120 kills; 3 Iron Ore still missing. - waiting for "
+            "retry, skip, new steps or cancel (update_job)."
+        )
+        error = await player.error("resume_job", {"id": job_id})
+        assert error == "The current step failed; use update_job with action retry or skip (or change the steps) first."
+        await player.result("update_job", {"id": job_id, "action": "retry", "resume": True})
+        call_id, _, _ = await plugin.next_invoke()  # a again
+        await ok(plugin.pi, "FailCall", call_id, "Still full.")
+        await until(host, job_id, state(JobState.PENDING))
+        await player.result("update_job", {"id": job_id, "action": "skip"})
+        assert host.jobs.get(job_id).state is JobState.PAUSED
+        steps = [{"id": "c", "tool": "echo", "args": {"text": "c"}}]
+        await player.result("update_job", {"id": job_id, "action": "replace_remaining", "steps": steps})
+        more = [{"id": "d", "tool": "echo", "args": {"text": "d"}}]
+        await player.result("update_job", {"id": job_id, "action": "append", "steps": more, "resume": True})
+        job = await until(host, job_id, state(JobState.COMPLETED))
+        assert [(s.id, s.state.value) for s in job.steps] == [("a", "skipped"), ("c", "done"), ("d", "done")]
+
+
+async def test_j12_a_step_is_decided_like_a_direct_call_denied_or_asked(tmp_path: Path) -> None:
+    # SPEC: J12, A3
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await setup(plugin, tmp_path, ("testpeer_buy", ["spend_gil"]))
+        await player.set_modes("TestPeer", spend_gil="ask")
+        job_id = await start(player, "buy", {"tool": "testpeer_buy"})
+        approval = await player.approval("testpeer_buy")  # the step waits for the player
+        await player.answer(approval["approvalId"], "approve_once")
+        call_id, _, _ = await plugin.next_invoke()
+        await ok(plugin.pi, "CompleteCall", call_id, "1")
+        await until(host, job_id, state(JobState.COMPLETED))
+        denied_id = await start(player, "buy again", {"tool": "testpeer_buy"})
+        await player.set_modes("TestPeer", spend_gil="deny")
+        # the step was decided when it started: it was asked; decline it to see the refusal path too
+        approval = await player.approval("testpeer_buy")
+        await player.answer(approval["approvalId"], "decline")
+        job = await until(host, denied_id, state(JobState.PENDING))
+        assert "declined it; nothing was run" in (job.steps[0].error or "")
+        assert "not offered now" in await player.error("start_job", {"name": "x", "steps": [{"tool": "testpeer_buy"}]})
+
+
+async def test_j8_one_acting_step_at_a_time_read_only_passes_and_a_second_job_waits(tmp_path: Path) -> None:
+    # SPEC: J8
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await setup(plugin, tmp_path, ("testpeer_act", ["game_ui"]), ("testpeer_look", None))
+        first = await start(player, "first", {"id": "act", "tool": "testpeer_act"})
+        call_id, _, _ = await plugin.next_invoke()
+        error = await player.error("testpeer_act")
+        assert error.startswith(f"Job 'first' ({first}) is running its step act (testpeer_act), and one acting step")
+        look = anyio.Event()
+
+        async def looked(*_: str) -> str:
+            look.set()
+            return '{"result": "seen"}'
+
+        plugin.handlers["testpeer_look"] = looked
+        assert await player.result("testpeer_look") == "seen"  # read-only: not blocked
+        await plugin.next_invoke()  # (the look's own Invoke)
+        second = await start(player, "second", {"tool": "testpeer_act"})
+        job = await until(host, second, lambda j: bool(j.message and j.message.startswith("Waits for job 'first'")))
+        assert job.state is JobState.QUEUED
+        await ok(plugin.pi, "CompleteCall", call_id, "1")
+        call_id, _, _ = await plugin.next_invoke()  # the second job's turn
+        await ok(plugin.pi, "CompleteCall", call_id, "2")
+        await until(host, second, state(JobState.COMPLETED))
+
+
+async def test_a_step_whose_plugin_leaves_fails_with_the_unload_message_and_the_job_waits(tmp_path: Path) -> None:
+    # SPEC: J6, B2
+    async with inprocess_host(tmp_path) as (endpoint, host), broker_player(endpoint, tmp_path) as player:
+        async with plugin_peer(endpoint, "TestPeer") as plugin:
+            await setup(plugin, tmp_path, ("testpeer_farm", ["game_ui"]))
+            job_id = await start(player, "farm", {"tool": "testpeer_farm"})
+            await plugin.next_invoke()
+        job = await until(host, job_id, state(JobState.PENDING))
+        assert job.steps[0].error == "The TestPeer plugin was unloaded during the call."
+
+
+async def test_g10_a_plugin_sees_and_controls_only_its_own_jobs_the_assistant_all(tmp_path: Path) -> None:
+    # SPEC: G10, J12
+    async with (
+        inprocess_host(tmp_path) as (endpoint, host),
+        plugin_peer(endpoint, "TestPeer") as plugin,
+        plugin_peer(endpoint, "Other") as other,
+    ):
+        player = await setup(plugin, tmp_path, ("testpeer_look", None))
+        document = json.dumps({"name": "mine", "steps": [{"tool": "wait", "args": {"seconds": 60}}]})
+        job = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        assert (job["owner"], job["name"]) == ("TestPeer", "mine")
+        assert [j["id"] for j in (await ok(plugin.pi, "ListJobs", "TestPeer"))["jobs"]] == [job["id"]]
+        assert (await ok(other.pi, "ListJobs", "Other"))["jobs"] == []
+        for gate in ("GetJob", "PauseJob", "ResumeJob", "CancelJob"):
+            assert (await refused(other.pi, gate, job["id"])).startswith(f"No job '{job['id']}' of Other")
+        assert "is not your InternalName" in await refused(other.pi, "StartJob", "TestPeer", document)
+        listed = await player.result("list_jobs")
+        assert [j["id"] for j in listed["items"]] == [job["id"]]  # the assistant sees every job
+        await ok(plugin.pi, "CancelJob", job["id"])
+        await until(host, job["id"], state(JobState.CANCELLED))
+
+
+async def test_j11_a_host_killed_mid_job_brings_the_job_back_paused_with_its_log(fresh_system: XivMcpSystem) -> None:
+    # SPEC: J11
+    system = fresh_system
+    async with plugin_peer(system.endpoint, "TestPeer") as plugin:
+        player = await setup(plugin, system.data_dir, ("testpeer_farm", ["game_ui"]))
+        job_id = await start(
+            player,
+            "long farm",
+            {"id": "first", "tool": "echo", "args": {"text": "1"}},
+            {"id": "farm", "tool": "testpeer_farm"},
+        )
+        await plugin.next_invoke()  # the second step runs: the first's outcome is on disk
+        assert system.host is not None
+        system.host.kill()
+        with anyio.fail_after(WAIT):
+            await plugin.pi.wait_peer_gone("XivMcp")
+        await anyio.to_thread.run_sync(system.start_host)
+        player = Player(plugin.pi, system.data_dir)
+        job = (await player.result("get_job", {"id": job_id, "log_lines": 200}))["job"]
+        assert job["state"] == "paused"
+        assert job["message"] == "Paused because the plugin was reloaded; resume_job to continue."
+        assert [(s["id"], s["state"], s["result"]) for s in job["steps"]] == [
+            ("first", "done", "1"),
+            ("farm", "interrupted", None),
+        ]
+        assert any("Started with 2 steps." in line for line in job["log"])
+
+
+def broker_player(endpoint: str, data_dir: Path) -> Any:
+    """A player of its own on the bus (the plugin's peer may leave during the test)."""
+    from contextlib import asynccontextmanager
+
+    import broker
+
+    @asynccontextmanager
+    async def connected() -> Any:
+        async with broker.connect(endpoint, "ThePlayer") as pi:
+            yield Player(pi, data_dir)
+
+    return connected()
