@@ -18,7 +18,15 @@ from typing import Any
 
 import anyio
 
-from gates.plugin import CallCancelledError, McpCall, McpToolError, ToolDefinition, XivMcpClient
+from gates.plugin import (
+    CallCancelledError,
+    HostReplyError,
+    JobStep,
+    McpCall,
+    McpToolError,
+    ToolDefinition,
+    XivMcpClient,
+)
 
 from ._run import parse_args, run, say
 
@@ -193,6 +201,25 @@ def build(client: XivMcpClient, world: World, seconds_per_kill: float) -> None:
 
 def _extra(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds-per-kill", type=float, default=5.0, help="farming pace (default 5 s)")
+    parser.add_argument(
+        "--job", action="store_true", help='once registered, start the job "Farm, then report" (needs MyPlugin enabled)'
+    )
+
+
+async def farm_then_report(client: XivMcpClient) -> None:
+    """A job of two steps: farm 3 kills, then report them; the report's text comes from the farm
+    step's result through a placeholder."""
+    await client.wait_registered()
+    try:
+        job = await client.start_job(
+            "Farm, then report",
+            JobStep(id="farm", tool="myplugin_farm", args={"kills": 3}),
+            JobStep(id="report", tool="echo", args={"text": "Farmed {{farm.kills}} kills"}),
+        )
+    except HostReplyError as exc:
+        say(f"{NAME}: the job was not started: {exc}")
+        return
+    say(f"{NAME}: started job {job.id} ({job.name})")
 
 
 def main() -> None:
@@ -204,6 +231,8 @@ def main() -> None:
             client.on_registered(lambda tool, state: say(f"{NAME}: registered {tool} ({state})"))
             build(client, World(), args.seconds_per_kill)
             say(f"{NAME}: connected to {client.pi.endpoint}")
+            if args.job:
+                await farm_then_report(client)
             await anyio.sleep_forever()
 
     run(serve)

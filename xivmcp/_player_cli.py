@@ -93,6 +93,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p.add_argument("tool")
     p.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
     p.add_argument("-q", "--quiet", action="store_true", help="do not say what the call waits for, nor its progress")
+    p = command("jobs", "the background jobs: id, name, state, step, why they wait", lambda a: {"cmd": "jobs"})
+    p = command(
+        "job",
+        "one job (its steps, results and log), or pause / resume / cancel it",
+        lambda a: {},  # `_job_command` builds the command (the action comes first, if any)
+    )
+    p.add_argument("first", metavar="[pause|resume|cancel] ID", help="the job's id or name, after an action if any")
+    p.add_argument("id", nargs="?", help=argparse.SUPPRESS)
+    p.add_argument("-n", "--log-lines", type=int, default=30, help="log lines to show (default 30, max 200)")
+    p.set_defaults(func=_job_command)
     p = command(
         "advance-clock",
         "move a --test-clock host's clock forward (tests)",
@@ -152,6 +162,16 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
     return run_async(run, verbose=args.verbose)
 
 
+def _job_command(args: argparse.Namespace) -> int:
+    """`xivmcp job ID` shows a job; `xivmcp job pause|resume|cancel ID` steers it."""
+    if args.id is None:
+        return _send(args, {"cmd": "job", "id": args.first, "logLines": args.log_lines})
+    if args.first not in ("pause", "resume", "cancel"):
+        print_err(f"{args.first!r} is not a job action: `xivmcp job pause|resume|cancel ID`, or `xivmcp job ID`.")
+        return 2
+    return _send(args, {"cmd": "job_control", "id": args.id, "action": args.first})
+
+
 def _tell_the_player(pi: PluginInterface) -> str:
     """Provide an action gate of this process that prints a call's events on stderr; its name."""
     gate = f"{pi.name}.CallEvents"
@@ -182,6 +202,15 @@ def _print(cmd: str, reply: dict[str, Any]) -> None:
                 f"{a['approvalId']}: {a['plugin']} {a['tool']} [{', '.join(a['capabilities'])}] {a['summary']}"
                 f" ({a['secondsLeft']} s left)"
             )
+    elif cmd == "jobs":
+        if not reply["jobs"]:
+            print("no jobs")
+        for j in reply["jobs"]:
+            at = f" at {j['step']}" if j["step"] else ""
+            why = f": {j['message']}" if j["message"] else ""
+            print(f"{j['id']}: {j['name']} [{j['state']}{at}] {j['steps']} steps{why}")
+    elif cmd == "job":
+        _print_job(reply["job"])
     elif cmd == "audit":
         _print_audit(reply["entries"])
     elif cmd == "call":
@@ -222,3 +251,16 @@ def _print_audit(entries: list[dict[str, Any]]) -> None:
         flag = " FLAGGED" if e.get("flagged") else ""
         where = " ".join(x for x in (e.get("plugin"), e.get("tool")) if x)
         print(f"{e['time']}  {e['kind']:<12} {where}{flag}  {details}".rstrip())
+
+
+def _print_job(job: dict[str, Any]) -> None:
+    owner = f", started by {job['owner']}" if job["owner"] else ""
+    print(f"{job['id']}: {job['name']} [{job['state']}]{owner}")
+    if job["message"]:
+        print(f"  {job['message']}")
+    for s in job["steps"]:
+        outcome = f" -> {json.dumps(s['result'], ensure_ascii=False)}" if s["state"] == "done" else ""
+        error = f" ({s['error']})" if s["error"] else ""
+        print(f"  {s['id']}: {s['tool']} {json.dumps(s['args'], ensure_ascii=False)} [{s['state']}]{outcome}{error}")
+    for line in job["log"]:
+        print(f"  | {line}")

@@ -18,6 +18,7 @@ from ._clock import Clock, ManualClock, SystemClock
 from ._config import HostConfig, HostLimits
 from ._errors import ApprovalError, DataDirInUseError, DependencyError, SettingError, StoreError
 from ._host import Host
+from ._job_tools import job_summary, job_view
 from ._lock import DataDirLock
 from ._offer import OfferedTool
 from ._player_client import NotYourHostError, PlayerClient, read_player_key
@@ -59,6 +60,8 @@ __all__ = [
     "SystemClock",
     "ToolCard",
     "host_running",
+    "job_summary",
+    "job_view",
     "owner_only_dir",
     "read_player_key",
     "read_secret",

@@ -27,6 +27,7 @@ from ._approvals import Approval
 from ._audit import AuditEntry
 from ._clock import SystemClock
 from ._host import Host
+from ._job_tools import job_summary, job_view
 from ._player_actions import Done
 from ._player_auth import Challenges, PlayerHelloReply, decode_player_auth, host_proof
 from ._player_protocol import (
@@ -35,14 +36,17 @@ from ._player_protocol import (
     AnswerApproval,
     CallTool,
     ConsentPlugin,
+    ControlJob,
     EnablePlugin,
     HostStats,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListJobs,
     ListPlugins,
     ReadAudit,
     SetMode,
+    ShowJob,
     decode_player_command,
 )
 from ._secrets import secret
@@ -188,6 +192,16 @@ class PlayerDesk:
                 if outcome.ok:
                     return {"result": outcome.result}
                 return {"isError": True, "error": outcome.error}
+            case ListJobs(finished=finished):
+                return {"jobs": [job_summary(j) for j in host.jobs.listing(finished=finished)]}
+            case ShowJob(id=job_id, log_lines=log_lines):
+                return {"job": job_view(host.jobs.get(job_id), max(0, min(log_lines, 200)))}
+            case ControlJob(id=job_id, action=action):
+                job = host.jobs.get(job_id)
+                steer = {"pause": host.jobs.pause, "resume": host.jobs.resume, "cancel": host.jobs.cancel}.get(action)
+                if steer is None:
+                    raise RefusedError(f"{quote(action)} is not a job action: use pause, resume or cancel.")
+                return {"job": job_summary(job), "message": steer(job)}
             case HostStats():
                 return {"calls": host.calls.running, "approvals": len(host.approvals.pending())}
             case AdvanceClock(seconds=seconds):

@@ -21,6 +21,9 @@ __all__ = [
     "ConsentPlugin",
     "EnablePlugin",
     "HostStats",
+    "ListJobs",
+    "ShowJob",
+    "ControlJob",
     "KeepDisabled",
     "LiftSuspension",
     "ListApprovals",
@@ -102,6 +105,21 @@ class HostStats(_Command, tag="stats"):
     """What the host has under way: calls waiting for plugins, approvals waiting for the player."""
 
 
+class ListJobs(_Command, tag="jobs"):
+    finished: bool = True
+
+
+class ShowJob(_Command, tag="job"):
+    id: str
+    log_lines: int = 30
+
+
+class ControlJob(_Command, tag="job_control"):
+    id: str
+    action: str
+    """pause, resume or cancel."""
+
+
 class AdvanceClock(_Command, tag="advance_clock"):
     seconds: float
 
@@ -118,6 +136,9 @@ PlayerCommand = (
     | ReadAudit
     | CallTool
     | HostStats
+    | ListJobs
+    | ShowJob
+    | ControlJob
     | AdvanceClock
 )
 

@@ -42,15 +42,16 @@ from mcp.server.subscriptions import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gates.contract import encode_json
+from gates.contract import JobInfo, encode_json
 from gates.host import AuditEntry, Host
 
-__all__ = ["AUDIT_URI", "PLUGINS_URI", "Notifier", "Sessions", "session_id_of"]
+__all__ = ["AUDIT_URI", "JOBS_URI", "PLUGINS_URI", "Notifier", "Sessions", "session_id_of"]
 
 log = logging.getLogger("gates.mcp")
 
 PLUGINS_URI: Final = "xiv://cache/plugins"
 AUDIT_URI: Final = "xiv://cache/audit"
+JOBS_URI: Final = "xiv://cache/jobs"
 SESSION_HEADER: Final = "mcp-session-id"
 
 
@@ -222,12 +223,20 @@ class Notifier:
         except Exception:  # AuditLog.record does not guard its listeners
             log.exception("could not mark the audit resource as changed")
 
+    def _job_changed(self, job: JobInfo) -> None:
+        if self.bus.listeners or self.sessions.subscribed(JOBS_URI):  # else nobody would hear of it
+            self._mark(JOBS_URI)
+
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Until cancelled: listen to the host, and notify on each change."""
         self._token = anyio.lowlevel.current_token()
         self._thread = threading.get_ident()
         self._look_again(self._everyone())
-        stop = [self.host.on_change(self._host_changed), self.host.audit.on_record(self._audit_recorded)]
+        stop = [
+            self.host.on_change(self._host_changed),
+            self.host.audit.on_record(self._audit_recorded),
+            self.host.on_job_change(self._job_changed),
+        ]
         try:
             task_status.started()
             while True:
@@ -256,6 +265,8 @@ class Notifier:
             await self.resource_updated(PLUGINS_URI)
         if AUDIT_URI in dirty:
             await self.resource_updated(AUDIT_URI)
+        if JOBS_URI in dirty:
+            await self.resource_updated(JOBS_URI)
 
     async def resource_updated(self, uri: str) -> None:
         await self.bus.publish(ResourceUpdated(uri=uri))

@@ -34,9 +34,9 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gates.contract import encode_json, input_schema_of
-from gates.host import CallOutcome, Host, OfferedTool, PluginsReport
+from gates.host import CallOutcome, Host, OfferedTool, PluginsReport, job_summary
 
-from ._notify import AUDIT_URI, PLUGINS_URI, Notifier, session_id_of
+from ._notify import AUDIT_URI, JOBS_URI, PLUGINS_URI, Notifier, session_id_of
 
 __all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "build_server"]
 
@@ -56,6 +56,7 @@ INSTRUCTIONS: Final = (
 _RESOURCES: Final = {
     PLUGINS_URI: ("plugins", "Third-party plugins as /xivmcp shows them: state, tools, capability modes."),
     AUDIT_URI: ("audit", f"The audit log's last {AUDIT_TAIL} entries: calls, decisions, approvals, consent."),
+    JOBS_URI: ("jobs", "The background jobs: id, name, state, the step they are at, why they wait."),
 }
 
 
@@ -243,6 +244,8 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
         uri = _known(str(params.uri))
         if uri == PLUGINS_URI:
             text = encode_json(PluginsReport(plugins=host.reports.cards()))
+        elif uri == JOBS_URI:
+            text = encode_json({"jobs": [job_summary(j) for j in host.jobs.listing()]})
         else:
             text = encode_json({"entries": host.audit.tail(AUDIT_TAIL)})
         return types.ReadResourceResult(

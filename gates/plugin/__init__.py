@@ -8,15 +8,20 @@
 host, no MCP, no sqlite3, so a plugin starts fast and cannot reach into the host.
 """
 
-from gates.contract import ToolDefinition
+from gates.contract import HostReplyError, JobInfo, JobState, JobStep, StepState, ToolDefinition
 
 from ._call import CallCancelledError, McpCall, McpToolError, builtin_dependency, plugin_dependency
 from ._client import XivMcpClient
 
 __all__ = [
     "CallCancelledError",
+    "HostReplyError",
+    "JobInfo",
+    "JobState",
+    "JobStep",
     "McpCall",
     "McpToolError",
+    "StepState",
     "ToolDefinition",
     "XivMcpClient",
     "builtin_dependency",

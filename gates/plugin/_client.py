@@ -46,6 +46,7 @@ from gates.contract import (
 )
 
 from ._call import CallCancelledError, McpCall, error_text
+from ._jobs import JobsMixin
 
 __all__ = ["XivMcpClient"]
 
@@ -69,7 +70,7 @@ class _Tool:
     long: LongHandler | None
 
 
-class XivMcpClient:
+class XivMcpClient(JobsMixin):
     """A plugin's connection to XIV MCP over the bus."""
 
     def __init__(self, internal_name: str, *, bus: str | None = None) -> None:

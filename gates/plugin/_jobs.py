@@ -1,0 +1,57 @@
+"""A plugin's background jobs (G10): start them, follow them, pause, resume or cancel them.
+
+    job = await mcp.start_job("Farm, then report",
+                              JobStep(id="farm", tool="myplugin_farm", args={"minutes": 30}),
+                              JobStep(tool="echo", args={"text": "Farmed {{farm.kills}} kills"}))
+    job = await mcp.get_job(job.id)            # its state, each step's result, the log's tail
+
+A plugin sees and controls only the jobs it started; its long-running tools' `call.progress`
+lines go to the log of the job whose step they run in.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from broker import PluginInterface
+from gates.contract import Gate, Job, JobInfo, JobReply, JobsReply, JobStep, decode_host_reply, encode_json
+
+__all__ = ["JobsMixin"]
+
+
+class _Client(Protocol):
+    internal_name: str
+
+    @property
+    def pi(self) -> PluginInterface: ...
+
+
+class JobsMixin:
+    """The job methods of `XivMcpClient`; each raises `HostReplyError` with XIV MCP's refusal."""
+
+    async def start_job(self: _Client, name: str, *steps: JobStep) -> JobInfo:
+        """Start a job of `steps`, run one after another by XIV MCP; the job as started."""
+        document = encode_json(Job(name=name, steps=list(steps)))
+        text = await self.pi.get_ipc_subscriber(Gate.START_JOB).invoke_func(self.internal_name, document)
+        return decode_host_reply(text, JobReply).job
+
+    async def get_job(self: _Client, job_id: str) -> JobInfo:
+        text = await self.pi.get_ipc_subscriber(Gate.GET_JOB).invoke_func(job_id)
+        return decode_host_reply(text, JobReply).job
+
+    async def list_jobs(self: _Client) -> list[JobInfo]:
+        """The jobs this plugin started (finished ones too, for seven days)."""
+        text = await self.pi.get_ipc_subscriber(Gate.LIST_JOBS).invoke_func(self.internal_name)
+        return decode_host_reply(text, JobsReply).jobs
+
+    async def pause_job(self: _Client, job_id: str) -> JobInfo:
+        text = await self.pi.get_ipc_subscriber(Gate.PAUSE_JOB).invoke_func(job_id)
+        return decode_host_reply(text, JobReply).job
+
+    async def resume_job(self: _Client, job_id: str) -> JobInfo:
+        text = await self.pi.get_ipc_subscriber(Gate.RESUME_JOB).invoke_func(job_id)
+        return decode_host_reply(text, JobReply).job
+
+    async def cancel_job(self: _Client, job_id: str) -> JobInfo:
+        text = await self.pi.get_ipc_subscriber(Gate.CANCEL_JOB).invoke_func(job_id)
+        return decode_host_reply(text, JobReply).job
