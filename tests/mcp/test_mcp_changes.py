@@ -16,6 +16,7 @@ import pytest
 
 from .xiv_mcp_support import (
     AUDIT_URI,
+    JOBS_URI,
     MODERN,
     MYPLUGIN_TOOLS,
     PLUGINS_URI,
@@ -79,9 +80,15 @@ async def test_resources_are_listed_read_and_updated_for_subscribers(
     # SPEC: A9
     async with connect(xiv, era) as s:
         listed = await s.client.list_resources()
-        assert {str(r.uri) for r in listed.resources} == {PLUGINS_URI, AUDIT_URI}
+        assert {str(r.uri) for r in listed.resources} == {PLUGINS_URI, AUDIT_URI, JOBS_URI}
         assert all(r.mime_type == "application/json" for r in listed.resources)
-        await s.watch(PLUGINS_URI, AUDIT_URI)
+        await s.watch(PLUGINS_URI, AUDIT_URI, JOBS_URI)
+        async with s.events.expect(JOBS_URI):  # SPEC: J10 - jobs are a cache resource too
+            await s.client.call_tool(
+                "start_job", {"name": "hello", "steps": [{"tool": "echo", "args": {"text": "hi"}}]}
+            )
+        jobs = await _wait_json(s, JOBS_URI, lambda d: any(j["name"] == "hello" for j in d["jobs"]))
+        assert [j["state"] for j in jobs["jobs"] if j["name"] == "hello"][-1] in ("queued", "running", "completed")
         async with s.events.expect(PLUGINS_URI):
             await start_plugin("raw_gates")
         await s.wait_offered(*RAWPLUGIN_TOOLS)

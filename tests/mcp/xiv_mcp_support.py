@@ -39,6 +39,7 @@ WAIT = 10.0
 """Seconds to wait for an event."""
 PLUGINS_URI = "xiv://cache/plugins"
 AUDIT_URI = "xiv://cache/audit"
+JOBS_URI = "xiv://cache/jobs"
 TOOLS = "tools"
 RAWPLUGIN_TOOLS = ("rawplugin_echo", "rawplugin_slow", "rawplugin_inline")
 MYPLUGIN_TOOLS = (
