@@ -40,6 +40,9 @@ RULES: Final[dict[str, str]] = {
     "J7": "A resumed job runs the paused step again from the start with the same arguments.",
     "J8": "One acting step at a time; read-only tools and waiting steps neither blocked nor blocking.",
     "J9": "Placeholders in a step's args are filled from earlier steps' results.",
+    "J10": "The assistant's job tools; job and step states; job-control tools cannot be steps.",
+    "J11": "Jobs, steps, results and logs are durable: after a restart unfinished jobs are back paused.",
+    "J12": "A step is checked against the player's settings when it starts; a plugin controls only its jobs.",
     # Architecture (seeds/003)
     "A1": "MCP Streamable HTTP, JSON responses, localhost only, bearer token, no foreign origins.",
     "A2": "The registry is safe under concurrency; a change becomes notifications/tools/list_changed.",
@@ -93,5 +96,10 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
     4: (),
     # 5: a plugin's life on the bus: tests/bus (broker side), tests/host (host side).
     5: tuple(f"B{n}" for n in range(1, 9)),
+    # 6: the first hour (runtime file, status, names, the README's blocks). No rule of its own:
+    # tests/host/test_first_hour.py and tests/test_readme.py.
+    6: (),
+    # 7: background jobs: tests/host/test_jobs.py (and the placeholders' property tests).
+    7: ("G10", *(f"J{n}" for n in range(1, 13)), "A7"),
 }
 """The rule ids each issue covers; every one must be named by some test."""

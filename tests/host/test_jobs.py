@@ -66,7 +66,7 @@ async def start(player: Player, name: str, *steps: dict[str, Any]) -> str:
 
 
 async def test_j9_a_three_step_job_fills_a_placeholder_from_an_earlier_step(tmp_path: Path) -> None:
-    # SPEC: J1, J2, J9, G10, A7
+    # SPEC: J1, J2, J5, J9, G10, A7
     async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
         player = await setup(plugin, tmp_path, ("testpeer_farm", ["game_ui"]))
         job_id = await start(

@@ -420,8 +420,8 @@ def test_j9_the_model_scans_like_the_examples() -> None:
 PROPERTIES = settings(max_examples=200, deadline=None, derandomize=True, database=None)
 
 STEP_POOL = ["farm", "search", "Craft_2", "go-to", "x", "A"]
-KEY_POOL = ["kills", "Kills", "KILLS", "items", "id", "name", "0", "1", "ß", "SS", "ore"]
-SEGMENT_POOL = [*KEY_POOL, "kils", "2", "01", "-1", "9", "first", "Ore", "ss"]
+KEY_POOL = ["kills", "Kills", "KILLS", "items", "id", "ID", "0", "1", "ß", "SS", "ss"]
+SEGMENT_POOL = [*KEY_POOL, "kils", "2", "01", "-1", "9", "first", "sS", "ID"]
 
 scalars = st.none() | st.booleans() | st.integers(-5, 99) | st.floats(allow_nan=False) | st.text("ab {}.", max_size=6)
 json_values = st.recursive(
@@ -444,22 +444,22 @@ def jobs(draw: st.DrawFn) -> tuple[list[str], list[str], dict[str, Any]]:
 
 @st.composite
 def paths(draw: st.DrawFn, value: Any) -> list[str]:
-    """A path into ``value``, mostly along what is there (in any case), sometimes off it."""
+    """A path into ``value``, mostly along what is there (a key in any case, an index written
+    in several ways), sometimes off it."""
     segments: list[str] = []
-    while draw(st.integers(0, 3)) > 0:
-        if draw(st.integers(0, 4)) == 4:
+    for _ in range(draw(st.integers(0, 3))):
+        if draw(st.integers(0, 9)) == 9 or type(value) not in (dict, list) or not value:
             segments.append(draw(st.sampled_from(SEGMENT_POOL)))
             value = None
-        elif type(value) is dict and value:
-            key = draw(st.sampled_from(sorted(value)))
-            segments.append(draw(st.sampled_from([key, key.upper(), key.lower(), key.swapcase()])))
+        elif type(value) is dict:
+            key = draw(st.sampled_from(list(value)))
+            variants = [key, key.upper(), key.lower(), key.swapcase(), key.casefold()]
+            segments.append(draw(st.sampled_from(variants)))
             value = value[key]
-        elif type(value) is list and value:
-            index = draw(st.integers(0, len(value)))
-            segments.append(str(index))
-            value = value[index] if index < len(value) else None
         else:
-            segments.append(draw(st.sampled_from(SEGMENT_POOL)))
+            index = draw(st.integers(0, len(value)))
+            segments.append(draw(st.sampled_from([str(index), f"0{index}", f"-{index}"])))
+            value = value[index] if index < len(value) else None
     return segments
 
 
@@ -477,7 +477,8 @@ def placeholders(draw: st.DrawFn, job: tuple[list[str], list[str], dict[str, Any
 def texts(draw: st.DrawFn, job: tuple[list[str], list[str], dict[str, Any]], tricky: bool) -> tuple[str, list[str]]:
     """(string, steps): a string of placeholders and literal text; steps names them in order,
     exactly when not ``tricky`` (tricky literals have braces and may make or break placeholders)."""
-    literal = st.text("ab {}.x_-" if tricky else "ab .x_-", max_size=5)
+    alphabet = "ab {}.x_-\t" if tricky else "ab .x_-\t"
+    literal = st.sampled_from(["", " ", "\t", *(["{", "}"] if tricky else []), "ab"]) | st.text(alphabet, max_size=5)
     kind = draw(st.integers(0, 3))
     if kind == 0:
         text, step = draw(placeholders(job))
@@ -601,3 +602,25 @@ def test_j9_arguments_without_placeholders_come_back_equal(
     out = resolve(args, results, earlier, ids)
     assert out == args
     assert not isinstance(args, (dict, list)) or out is not args
+
+
+@PROPERTIES
+@given(jobs(), st.data())
+def test_j9_one_string_is_filled_or_refused_as_the_model_says(
+    job: tuple[list[str], list[str], dict[str, Any]], data: st.DataObject
+) -> None:
+    ids, earlier, results = job
+    text, _ = data.draw(texts(job, tricky=True))
+    assert outcome(text, results, earlier, ids) == model_outcome(text, results, earlier, ids)
+
+
+objects = st.dictionaries(st.sampled_from(KEY_POOL), json_values, min_size=1, max_size=6)
+
+
+@PROPERTIES
+@given(objects | st.lists(objects, min_size=1, max_size=3), st.data())
+def test_j9_a_path_is_followed_as_the_model_says(result: Any, data: st.DataObject) -> None:
+    inside = ".".join(["s", *data.draw(paths(result))])
+    results = {"s": result}
+    for text in ("{{" + inside + "}}", "<{{ " + inside + " }}>"):
+        assert outcome(text, results, ["s"], ["s"]) == model_outcome(text, results, ["s"], ["s"])
