@@ -91,7 +91,7 @@ def resolve(args: Any, results: Mapping[str, Any], earlier: Collection[str], ids
         return value
 
     def fill(text: str) -> Any:
-        whole = _PLACEHOLDER.fullmatch(text.strip())
+        whole = _PLACEHOLDER.fullmatch(text)
         if whole is not None:
             return copy.deepcopy(value_of(whole))
         return _PLACEHOLDER.sub(lambda match: _as_text(value_of(match)), text)

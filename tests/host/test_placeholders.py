@@ -100,7 +100,7 @@ def test_j9_placeholders_are_filled_in_nested_values_and_list_items_but_not_in_k
 
 
 def test_j9_other_values_are_copied_as_they_are() -> None:
-    args = {"n": 1, "f": 2.5, "b": False, "z": None, "l": [], "o": {}, "s": "plain {text}"}
+    args: dict[str, Any] = {"n": 1, "f": 2.5, "b": False, "z": None, "l": [], "o": {}, "s": "plain {text}"}
     out = fill(args)
     assert out == args
     assert out is not args and out["l"] is not args["l"] and out["o"] is not args["o"]
@@ -247,7 +247,7 @@ def test_j9_the_first_placeholder_as_written_is_the_one_refused() -> None:
 
 
 def test_j9_paths_are_quoted_like_every_message() -> None:
-    results = {"a": {}}
+    results: dict[str, Any] = {"a": {}}
     with pytest.raises(PlaceholderError) as caught:
         resolve("{{a.x\x00y}}", results, ["a"])
     assert str(caught.value) == "Step 'a' result has no 'x\\x00y'."
@@ -431,8 +431,12 @@ json_values = st.recursive(
 )
 
 
+Job = tuple[list[str], list[str], dict[str, Any]]  # ids, earlier, results
+Case = tuple[Any, list[str], list[str], dict[str, Any], list[str]]  # args, ids, earlier, results, steps
+
+
 @st.composite
-def jobs(draw: st.DrawFn) -> tuple[list[str], list[str], dict[str, Any]]:
+def jobs(draw: st.DrawFn) -> Job:
     """(ids, earlier, results): a job's step ids (two or more), those before the current step
     (one or more), and results for most earlier steps (the rest were skipped), a few later ones."""
     ids = draw(st.permutations(STEP_POOL))[: len(STEP_POOL) - draw(st.integers(0, len(STEP_POOL) - 2))]
@@ -464,28 +468,30 @@ def paths(draw: st.DrawFn, value: Any) -> list[str]:
 
 
 @st.composite
-def placeholders(draw: st.DrawFn, job: tuple[list[str], list[str], dict[str, Any]]) -> tuple[str, str]:
-    """(text, step): a placeholder naming a step, mostly an earlier one."""
+def placeholders(draw: st.DrawFn, job: Job, tricky: bool) -> tuple[str, str]:
+    """(text, step): a placeholder naming a step, mostly an earlier one (when ``tricky``, perhaps
+    padded with a tab, which makes it text)."""
     ids, earlier, results = job
     step = draw(st.sampled_from(earlier) if earlier and draw(st.integers(0, 4)) < 4 else st.sampled_from(STEP_POOL))
     segments = draw(paths(results.get(step)))
     inside = ".".join([step, *segments])
-    return "{{" + SPACE * draw(st.integers(0, 2)) + inside + SPACE * draw(st.integers(0, 2)) + "}}", step
+    padding = st.text(" \t" if tricky else SPACE, max_size=2)
+    return "{{" + draw(padding) + inside + draw(padding) + "}}", step
 
 
 @st.composite
-def texts(draw: st.DrawFn, job: tuple[list[str], list[str], dict[str, Any]], tricky: bool) -> tuple[str, list[str]]:
+def texts(draw: st.DrawFn, job: Job, tricky: bool) -> tuple[str, list[str]]:
     """(string, steps): a string of placeholders and literal text; steps names them in order,
     exactly when not ``tricky`` (tricky literals have braces and may make or break placeholders)."""
     alphabet = "ab {}.x_-\t" if tricky else "ab .x_-\t"
     literal = st.sampled_from(["", " ", "\t", *(["{", "}"] if tricky else []), "ab"]) | st.text(alphabet, max_size=5)
     kind = draw(st.integers(0, 3))
     if kind == 0:
-        text, step = draw(placeholders(job))
+        text, step = draw(placeholders(job, tricky))
         return text, [step]
     chunks, steps = [draw(literal)], []
     for _ in range(0 if kind == 3 else draw(st.integers(1, 3))):
-        text, step = draw(placeholders(job))
+        text, step = draw(placeholders(job, tricky))
         chunks += [text, draw(literal)]
         steps.append(step)
     chunks += draw(st.lists(st.sampled_from(["{{}}", "{{ .x }}", "{a}", "}}", "{{", "{{farm.}}"]), max_size=2))
@@ -516,7 +522,7 @@ plain = st.none() | st.booleans() | st.integers(-5, 99) | st.floats(allow_nan=Fa
 
 
 @st.composite
-def cases(draw: st.DrawFn, tricky: bool) -> tuple[Any, list[str], list[str], dict[str, Any], list[str]]:
+def cases(draw: st.DrawFn, tricky: bool) -> Case:
     """(args, ids, earlier, results, steps): arguments full of placeholders for a job, and the
     steps they name in order (exactly so unless ``tricky``)."""
     job = draw(jobs())
@@ -553,9 +559,6 @@ def scrub(value: Any) -> None:
         value.clear()
 
 
-Case = tuple[Any, list[str], list[str], dict[str, Any], list[str]]
-
-
 @PROPERTIES
 @given(cases(tricky=True))
 def test_j9_resolve_agrees_with_the_model_and_changes_nothing_it_is_given(case: Case) -> None:
@@ -584,7 +587,7 @@ def test_j9_referenced_steps_agrees_with_the_model(case: Case) -> None:
 
 @PROPERTIES
 @given(cases(tricky=False))
-def test_j9_a_job_whose_placeholders_all_name_earlier_steps_is_refused_only_for_results(case: Case) -> None:
+def test_j9_referenced_steps_tells_at_start_which_jobs_resolve_would_refuse_with_no_step(case: Case) -> None:
     args, ids, earlier, results, _ = case
     got = outcome(args, results, earlier, ids)
     if set(referenced_steps(args)) <= set(earlier):
@@ -595,9 +598,7 @@ def test_j9_a_job_whose_placeholders_all_name_earlier_steps_is_refused_only_for_
 
 @PROPERTIES
 @given(jobs(), plain | json_values.filter(lambda value: "{{" not in json.dumps(value)))
-def test_j9_arguments_without_placeholders_come_back_equal(
-    job: tuple[list[str], list[str], dict[str, Any]], args: Any
-) -> None:
+def test_j9_arguments_without_placeholders_come_back_equal(job: Job, args: Any) -> None:
     ids, earlier, results = job
     out = resolve(args, results, earlier, ids)
     assert out == args
@@ -606,9 +607,7 @@ def test_j9_arguments_without_placeholders_come_back_equal(
 
 @PROPERTIES
 @given(jobs(), st.data())
-def test_j9_one_string_is_filled_or_refused_as_the_model_says(
-    job: tuple[list[str], list[str], dict[str, Any]], data: st.DataObject
-) -> None:
+def test_j9_one_string_is_filled_or_refused_as_the_model_says(job: Job, data: st.DataObject) -> None:
     ids, earlier, results = job
     text, _ = data.draw(texts(job, tricky=True))
     assert outcome(text, results, earlier, ids) == model_outcome(text, results, earlier, ids)
