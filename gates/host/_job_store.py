@@ -36,13 +36,14 @@ _decode: Final = msgspec.json.Decoder(JobInfo).decode
 
 
 class JobStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+        """`fsync=False` (tests of the state machine only) leaves the syncing to the OS."""
         self.path = path
         self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'OFF'}")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(
