@@ -89,6 +89,9 @@ class _Serving(_Link):
         try:
             check_result(msg.gate, slot.returns, value)
             body = b"" if value is None else _json_encode(value)
+            # A reply over the bus's limit is refused here, with a message: sent, it would be
+            # over the broker's frame ceiling and cost this process its connection.
+            self._check_size(f"the result of {msg.gate}", body)
         except IpcError as exc:
             self._reply_error(msg.id, exc)
             return

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
+
+import msgspec
 
 from broker import IpcError, PluginInterface, current_caller
 from gates.contract import (
@@ -40,6 +42,9 @@ from ._plugin_requests import check_owner
 __all__ = ["announce", "build_handlers", "provide_gates"]
 
 log = logging.getLogger("gates.host")
+
+LISTED: Final = 500
+"""The most jobs `ListJobs` answers with (the newest)."""
 
 
 def _caller() -> str:
@@ -108,7 +113,10 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
         return ok_reply(JobReply(job=own_job(job_id)))
 
     def list_jobs(o: str | None) -> str:
-        return ok_reply(JobsReply(jobs=jobs.listing(owner(o), mine_only=True)))
+        # B7: each job without its steps' results and its log (GetJob has them), the newest first
+        # and at most LISTED: a reply stays far below the bus's payload limit.
+        mine = jobs.listing(owner(o), mine_only=True)[::-1][:LISTED]
+        return ok_reply(JobsReply(jobs=[msgspec.structs.replace(j, steps=[], log=[]) for j in mine]))
 
     def control(act: Callable[[JobInfo], str]) -> Callable[[str | None], str]:
         def handler(job_id: str | None) -> str:

@@ -40,7 +40,8 @@ class JobsMixin:
         return decode_host_reply(text, JobReply).job
 
     async def list_jobs(self: _Client) -> list[JobInfo]:
-        """The jobs this plugin started (finished ones too, for seven days)."""
+        """The jobs this plugin started, newest first, at most 500 (finished ones too, for seven
+        days), each without its steps and log: `get_job` has those."""
         text = await self.pi.get_ipc_subscriber(Gate.LIST_JOBS).invoke_func(self.internal_name)
         return decode_host_reply(text, JobsReply).jobs
 

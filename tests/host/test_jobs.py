@@ -221,7 +221,8 @@ async def test_g10_a_plugin_sees_and_controls_only_its_own_jobs_the_assistant_al
         document = json.dumps({"name": "mine", "steps": [{"tool": "wait", "args": {"seconds": 60}}]})
         job = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
         assert (job["owner"], job["name"]) == ("TestPeer", "mine")
-        assert [j["id"] for j in (await ok(plugin.pi, "ListJobs", "TestPeer"))["jobs"]] == [job["id"]]
+        [listed_job] = (await ok(plugin.pi, "ListJobs", "TestPeer"))["jobs"]
+        assert (listed_job["id"], listed_job["steps"], listed_job["log"]) == (job["id"], [], [])  # B7: a summary
         assert (await ok(other.pi, "ListJobs", "Other"))["jobs"] == []
         for gate in ("GetJob", "PauseJob", "ResumeJob", "CancelJob"):
             assert (await refused(other.pi, gate, job["id"])).startswith(f"No job '{job['id']}' of Other")
