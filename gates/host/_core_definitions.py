@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from gates.contract import ToolDefinition
 
-from ._job_definitions import JOB_DEFINITIONS
+from ._job_definitions import JOB_DEFINITIONS, object_schema
 
 __all__ = ["CORE_DEFINITIONS", "CORE_TOOLSET", "OUTPUT_SCHEMAS", "PAGE_DEFAULT", "PAGE_MAX", "SELF_TEST_SECONDS"]
 
@@ -23,12 +23,7 @@ PAGE_MAX: Final = 100
 SELF_TEST_SECONDS: Final = 10.0
 
 
-def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = list(required)
-    return schema
-
+_obj = object_schema
 
 _INT: Final = {"type": "integer"}
 _STR: Final = {"type": "string"}
