@@ -137,6 +137,7 @@ class Jobs:
     def start(self, name: str, steps: list[JobStep], owner: str | None) -> JobInfo:
         if not name.strip():
             raise RefusedError("A job needs a 'name' that says what it does, such as \"Farm, then report\".")
+        self.forget_finished()  # finished jobs are kept seven days: each start looks for old ones
         self._make_room()
         job = JobInfo(
             id=self._ids.next(),

@@ -179,6 +179,8 @@ async def test_j8_one_acting_step_at_a_time_read_only_passes_and_a_second_job_wa
         player = await setup(plugin, tmp_path, ("testpeer_act", ["game_ui"]), ("testpeer_look", None))
         first = await start(player, "first", {"id": "act", "tool": "testpeer_act"})
         call_id, _, _ = await plugin.next_invoke()
+        busy = await player.error("update_job", {"id": first, "action": "append", "steps": [{"tool": "echo"}]})
+        assert busy == "A step of this job is running; pause_job first."
         error = await player.error("testpeer_act")
         assert error.startswith(f"Job 'first' ({first}) is running its step act (testpeer_act), and one acting step")
         look = anyio.Event()
