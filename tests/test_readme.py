@@ -126,16 +126,14 @@ class Session:
                 if ready:
                     proc.wait_line(ready) if ready.startswith("xivmcp") else _wait_containing(proc, ready)
                 return
-        done = subprocess.run(
-            ["bash", "-c", self.private(command)],
-            cwd=self.cwd,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT,
-            check=False,
-        )
+        done = self.run(["bash", "-c", self.private(command)])
         assert done.returncode == 0, f"{where}: `{command}` exited {done.returncode}: {done.stdout} {done.stderr}"
+
+    def run(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """Run to its end in the session's folder and environment."""
+        return subprocess.run(
+            argv, cwd=self.cwd, env=self.env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT, check=False
+        )
 
     def start(self, command: str, where: str) -> Process:
         log = self.root / "logs" / f"background-{len(self.background)}.log"
@@ -152,29 +150,14 @@ class Session:
             self.start(f"{sys.executable} {script}", where)
             self.wait_for_tools(name, where)
             return
-        done = subprocess.run(
-            [sys.executable, str(script)],
-            cwd=self.cwd,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT,
-            check=False,
-        )
+        done = self.run([sys.executable, str(script)])
         assert done.returncode == 0, f"{where}: the script exited {done.returncode}: {done.stdout} {done.stderr}"
 
     def wait_for_tools(self, plugin: str, where: str) -> None:
         """Until `xivmcp plugins` lists the plugin with its tools (a state, looked at a bounded number of times)."""
         for _ in range(50):
-            listing = subprocess.run(
-                [*_program("xivmcp").split(), "plugins", "--json"],
-                cwd=self.cwd,
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=COMMAND_TIMEOUT,
-                check=True,
-            )
+            listing = self.run([*_program("xivmcp").split(), "plugins", "--json"])
+            assert listing.returncode == 0, listing.stderr
             cards = [c for c in json.loads(listing.stdout)["plugins"] if c["name"] == plugin]
             if cards and cards[0]["tools"]:
                 return

@@ -28,6 +28,7 @@ from ._audit import AuditEntry
 from ._clock import SystemClock
 from ._host import Host
 from ._job_tools import job_summary, job_view
+from ._jobs import LISTED
 from ._player_actions import Done
 from ._player_auth import Challenges, PlayerHelloReply, decode_player_auth, host_proof
 from ._player_protocol import (
@@ -193,7 +194,7 @@ class PlayerDesk:
                     return {"result": outcome.result}
                 return {"isError": True, "error": outcome.error}
             case ListJobs(finished=finished):
-                return {"jobs": [job_summary(j) for j in host.jobs.listing(finished=finished)]}
+                return {"jobs": [job_summary(j) for j in host.jobs.listing(finished=finished, newest=LISTED)]}
             case ShowJob(id=job_id, log_lines=log_lines):
                 return {"job": job_view(host.jobs.get(job_id), max(0, min(log_lines, 200)))}
             case ControlJob(id=job_id, action=action):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 
@@ -36,15 +36,13 @@ from gates.contract import (
 
 from ._desk import PlayerDesk
 from ._host import Host
+from ._jobs import LISTED
 from ._player_protocol import PLAYER_GATE, PLAYER_HELLO_GATE
 from ._plugin_requests import check_owner
 
 __all__ = ["announce", "build_handlers", "provide_gates"]
 
 log = logging.getLogger("gates.host")
-
-LISTED: Final = 500
-"""The most jobs `ListJobs` answers with (the newest)."""
 
 
 def _caller() -> str:
@@ -114,8 +112,7 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
 
     def list_jobs(o: str | None) -> str:
         # B7: each job without its steps' results and its log (GetJob has them), the newest first
-        # and at most LISTED: a reply stays far below the bus's payload limit.
-        mine = jobs.listing(owner(o), mine_only=True)[::-1][:LISTED]
+        mine = jobs.listing(owner(o), mine_only=True, newest=LISTED)
         return ok_reply(JobsReply(jobs=[msgspec.structs.replace(j, steps=[], log=[]) for j in mine]))
 
     def control(act: Callable[[JobInfo], str]) -> Callable[[str | None], str]:

@@ -15,7 +15,7 @@ from gates.contract import JobInfo, JobStep, RefusedError
 
 from ._job_definitions import LOG_LINES_DEFAULT, LOG_LINES_MAX
 from ._job_time import wait_seconds
-from ._jobs import Jobs
+from ._jobs import LISTED, Jobs
 from ._tool_args import ToolArgs, ToolHandler
 
 __all__ = ["JobTools", "decode_steps", "job_view"]
@@ -75,7 +75,8 @@ class JobTools:
 
     async def _list(self, args: ToolArgs, _: Any) -> dict[str, Any]:
         jobs = self._jobs.listing(finished=args.boolean("include_finished", True))
-        return {"total": len(jobs), "showing": len(jobs), "items": [job_summary(j) for j in jobs]}
+        shown = jobs[::-1][:LISTED]  # the newest first, and no more than a reply carries well
+        return {"total": len(jobs), "showing": len(shown), "items": [job_summary(j) for j in shown]}
 
     async def _get(self, args: ToolArgs, _: Any) -> dict[str, Any]:
         job = self._jobs.get(args.text("id", required=True) or "")

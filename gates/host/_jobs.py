@@ -40,7 +40,7 @@ from ._job_time import parse_stamp as _parse
 from ._job_time import wait_seconds
 from ._placeholders import PlaceholderError, resolve
 
-__all__ = ["FINISHED", "KEEP_FINISHED", "LOG_KEPT", "RELOADED", "Jobs"]
+__all__ = ["FINISHED", "KEEP_FINISHED", "LISTED", "LOG_KEPT", "RELOADED", "Jobs"]
 
 log = logging.getLogger("gates.jobs")
 
@@ -49,6 +49,8 @@ KEEP_FINISHED: Final = timedelta(days=7)
 """How long a finished job is kept, then dropped."""
 LOG_KEPT: Final = 200
 """Log lines a job keeps (the newest)."""
+LISTED: Final = 500
+"""The most jobs a listing sent over the bus holds (the newest)."""
 MAX_JOBS: Final = 10_000
 """Jobs kept at once (B7): past it, the oldest finished ones go first; then starting is refused."""
 RELOADED: Final = "Paused because the plugin was reloaded; resume_job to continue."
@@ -97,21 +99,15 @@ class Jobs:
 
     def load(self) -> None:
         """Take the stored jobs back: what was running or queued is paused (J11)."""
-        cutoff = datetime.now(UTC) - KEEP_FINISHED
-        old: list[str] = []
         for job in self._store.load():
-            if job.state in FINISHED and job.finished and _parse(job.finished) < cutoff:
-                old.append(job.id)
-                continue
             if job.state in (JobState.RUNNING, JobState.QUEUED):
                 for step in job.steps:
                     if step.state is StepState.RUNNING:
                         step.state = StepState.INTERRUPTED
                 job.state, job.message = JobState.PAUSED, RELOADED
                 self._log(job, RELOADED)
-                self._store.save(job)
             self._jobs[job.id] = job
-        self._store.drop(old)
+        self.forget_finished()
 
     def start_running(self, task_group: anyio.abc.TaskGroup) -> None:
         self._tg = task_group
@@ -167,12 +163,17 @@ class Jobs:
             raise RefusedError(f"No job {quote(ref)}{whose}; list_jobs shows the jobs (their ids and names).")
         return job
 
-    def listing(self, owner: str | None = None, *, mine_only: bool = False, finished: bool = True) -> list[JobInfo]:
-        return [
+    def listing(
+        self, owner: str | None = None, *, mine_only: bool = False, finished: bool = True, newest: int | None = None
+    ) -> list[JobInfo]:
+        """The jobs (a plugin's own, with `mine_only`), oldest first; with `newest`, only that many of
+        the most recent, newest first (B7: a listing that crosses the bus stays far below its limit)."""
+        jobs = [
             j
             for j in self._jobs.values()
             if (not mine_only or j.owner == owner) and (finished or j.state not in FINISHED)
         ]
+        return jobs if newest is None else jobs[::-1][:newest]
 
     def pause(self, job: JobInfo) -> str:
         if job.state in FINISHED:
