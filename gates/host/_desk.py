@@ -136,8 +136,10 @@ class PlayerDesk:
         host = self.host
         command = decode_player_command(command_json)
         match command:
-            case ListPlugins():
+            case ListPlugins(plugin=None):
                 return {"plugins": host.reports.cards()}
+            case ListPlugins(plugin=str(one)):
+                return {"plugins": [host.reports.card(one)] if host.reports.has(one) else []}
             case EnablePlugin(plugin=plugin, digest=digest):
                 return _done(host.player.enable(plugin, digest))
             case ConsentPlugin(plugin=plugin, digest=digest):

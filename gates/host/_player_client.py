@@ -66,7 +66,7 @@ class PlayerClient:
 
     async def digest(self, plugin: str) -> str:
         """The digest of the registration the player would decide on now ("" for an unknown plugin)."""
-        reply = await self.command("plugins")
+        reply = await self.command("plugins", plugin=plugin)  # that card alone, not every plugin's
         cards = [card for card in reply.get("plugins", []) if card.get("name") == plugin]
         return str(cards[0]["digest"]) if cards else ""
 

@@ -46,7 +46,8 @@ class _Command(Wire, kw_only=True, tag_field="cmd", forbid_unknown_fields=True):
 
 
 class ListPlugins(_Command, tag="plugins"):
-    pass
+    plugin: str | None = None
+    """Only this plugin's card (none if XIV MCP does not know it); default: every plugin's."""
 
 
 class EnablePlugin(_Command, tag="enable"):
