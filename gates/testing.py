@@ -11,8 +11,9 @@ Every process is started with `subprocess.Popen`, remembered, and stopped by pid
 thread, so a test waits for a line (an event), never for time to pass: `wait_line` blocks, and
 `expect` awaits the same without blocking an event loop. Readiness is a line each program prints
 once it can be used: the broker's "listening" once bound, the host's "ready" once the broker
-holds its gates (and, with MCP, after "MCP endpoint URL"). The data dir is the system's own
-temporary folder. On Windows a kill is `TerminateProcess` and a process group is not used.
+holds its gates (and, with MCP, after "MCP endpoint URL"), the game's "ready" likewise. The data
+dir is the system's own temporary folder. On Windows a kill is `TerminateProcess` and a process
+group is not used.
 """
 
 from __future__ import annotations
@@ -213,6 +214,7 @@ class XivMcpSystem:
         self.cwd = cwd
         self.broker: Process | None = None
         self.host: Process | None = None
+        self.game: Process | None = None
         self.mcp_url = ""
         self.token = ""
         self.procs: list[Process] = []
@@ -265,6 +267,13 @@ class XivMcpSystem:
             self.mcp_url = proc.wait_line("xivmcp host: MCP endpoint ").split()[4].rstrip(";")
             self.token = (self.data_dir / "token").read_text(encoding="utf-8").strip()
         proc.wait_line("xivmcp host: ready")
+        return proc
+
+    def start_game(self, *extra: str) -> Process:
+        """`xivmcp game` on this system's bus (`extra`: ``--test-clock``, ``--world FILE`` ...); returns
+        once it said "ready" (the broker holds its `Game.*` gates)."""
+        self.game = proc = self.spawn(xivmcp_argv("game", *self.common, *extra), "game")
+        proc.wait_line("xivmcp game: ready")
         return proc
 
     def start_plugin(self, target: str, *args: str, name: str | None = None) -> Process:

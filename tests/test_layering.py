@@ -1,6 +1,7 @@
-"""The rooms of `gates/` and `broker/` and the way their imports point.
+"""The rooms of `gates/`, `broker/` and `game/` and the way their imports point.
 
     contract <- host <- mcp <- runner          contract <- plugin          broker knows none of them
+    broker, contract <- game (the simulated game and its client: no host, no MCP, no sqlite)
 
 Each import check runs in a fresh interpreter, so what one test imported cannot hide another's
 import. The cycle check walks every import statement (TYPE_CHECKING ones included) of both packages.
@@ -19,7 +20,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("sqlite3", "mcp", "mcp_types", "uvicorn", "starlette")
-PUBLIC = ("gates", "gates.contract", "gates.host", "gates.mcp", "gates.plugin", "gates.runner", "gates.testing")
+PUBLIC = (
+    "gates",
+    "gates.contract",
+    "gates.host",
+    "gates.mcp",
+    "gates.plugin",
+    "gates.runner",
+    "gates.testing",
+    "game",
+)
+ROOMS = ("broker", "gates", "game")
+"""The packages whose modules the cycle and size checks walk."""
 
 
 def modules_after(statement: str) -> set[str]:
@@ -59,10 +71,26 @@ def test_the_host_runs_without_loading_the_mcp_front() -> None:
 
 
 def test_only_the_host_and_the_mcp_front_use_sqlite_or_mcp() -> None:
-    for room in ("gates/contract", "gates/plugin", "broker"):
+    for room in ("gates/contract", "gates/plugin", "broker", "game"):
         for path in (ROOT / room).rglob("*.py"):
             imported = {name.split(".")[0] for name in _imports(path)}
             assert imported.isdisjoint({"sqlite3", "mcp", "uvicorn", "starlette"}), path
+
+
+def test_importing_the_game_and_its_client_loads_no_host_no_mcp_front_and_no_heavy_library() -> None:
+    """A plugin process imports `game` for `GameClient`: it must not pull in XIV MCP's host."""
+    loaded = modules_after("import game")
+    assert of(loaded, "gates.host", "gates.mcp", "gates.plugin", "gates.runner", "gates.testing", *HEAVY) == []
+
+
+def test_the_game_imports_only_the_standard_library_msgspec_anyio_broker_and_the_contract() -> None:
+    allowed_third_party = {"msgspec", "anyio", "broker"}
+    for path in (ROOT / "game").rglob("*.py"):
+        for name in _imports(path, _module_name(path)):
+            top = name.split(".")[0]
+            if top == "game" or top in sys.stdlib_module_names or top in allowed_third_party:
+                continue
+            assert name == "gates.contract" or name.startswith("gates.contract."), f"{path} imports {name}"
 
 
 def test_the_contract_and_the_host_import_no_networking() -> None:
@@ -98,7 +126,7 @@ def test_all_is_exactly_what_each_room_exports(name: str) -> None:
 
 
 def test_no_import_cycle_between_modules() -> None:
-    files = [p for room in ("broker", "gates") for p in (ROOT / room).rglob("*.py")]
+    files = [p for room in ROOMS for p in (ROOT / room).rglob("*.py")]
     names = {_module_name(p): p for p in files}
     graph: dict[str, set[str]] = {}
     for name, path in names.items():
@@ -113,7 +141,7 @@ def test_no_import_cycle_between_modules() -> None:
 def test_no_module_is_over_400_lines() -> None:
     long = {
         str(p.relative_to(ROOT)): n
-        for room in ("broker", "gates")
+        for room in ROOMS
         for p in (ROOT / room).rglob("*.py")
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
     }

@@ -1,4 +1,4 @@
-"""`xivmcp host` and `xivmcp up`: the XIV MCP host alone, or the whole system at once."""
+"""`xivmcp host` and `xivmcp up`: the XIV MCP host alone, or the whole system (broker, game, host) at once."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     add_http_options(host_opts)
     p = sub.add_parser("host", parents=[common, host_opts], help="run the XIV MCP host (InternalName XivMcp)")
     p.set_defaults(func=cmd_host)
-    p = sub.add_parser("up", parents=[common, host_opts], help="run broker and host together")
+    p = sub.add_parser("up", parents=[common, host_opts], help="run broker, game and host together")
     p.set_defaults(func=cmd_up)
 
 
@@ -153,7 +153,7 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    """Start broker and host as child processes; stop both when either ends or on Ctrl-C."""
+    """Start broker, game and host as child processes; stop them all when one ends or on Ctrl-C."""
     try:
         mcp_settings(args)  # refuse a bad --http before starting anything
     except EndpointError as exc:
@@ -175,6 +175,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     )
     commands = [
         [sys.executable, "-m", "xivmcp", "broker", *common],
+        [sys.executable, "-m", "xivmcp", "game", *common, *(["--test-clock"] if args.test_clock else [])],
         [sys.executable, "-m", "xivmcp", "host", *common, *extra],
     ]
     children: list[subprocess.Popen[Any]] = []

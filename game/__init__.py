@@ -1,0 +1,129 @@
+"""The simulated game: a peer on the bus with a world to act on, and a client for plugins (W1-W3, A11).
+
+    game/                 what it holds
+    _documents, _replies  the world, the snapshot, a change, every gate's reply (msgspec Structs)
+    _engine               the world's state; `record` is the one way it changes (W2)
+    _moving, _goods,      what each changing gate does, checked before anything changes
+    _social, _setting
+    _reading              what each reading gate answers
+    _gates, _peer         the gates on the bus (`Game.*`), the process (`python -m game`)
+    _client               `GameClient`, the gates as typed async methods
+    _maps                 map and world coordinates (A11)
+    _world_file, _default_world   world files, and the world built in code
+
+It imports only the standard library, msgspec, anyio, `broker`'s API and `gates.contract` (for
+the capability ids): never the host, the MCP front or sqlite, so a plugin can import the client.
+"""
+
+from ._args import TradeItem
+from ._client import GameClient, JsonValue
+from ._default_world import default_world
+from ._documents import (
+    Aetheryte,
+    Change,
+    ChangesReply,
+    ChatLine,
+    Currency,
+    GameReply,
+    GameSnapshot,
+    InventoryItem,
+    ItemInfo,
+    MapFlag,
+    MapInfo,
+    Movement,
+    PlayerInfo,
+    PositionInfo,
+    SnapshotDelta,
+    SnapshotReply,
+    Vec3,
+    Window,
+    World,
+    WorldObject,
+    Zone,
+)
+from ._errors import GameError, GameUnavailableError, WorldFileError
+from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
+from ._names import CHANGED_MESSAGE, GAME_NAME, GameGate
+from ._peer import GameConfig, add_game_options, run_game, serve_game
+from ._replies import (
+    ChangeReply,
+    ChatReply,
+    ClockReply,
+    CurrenciesReply,
+    FlagReply,
+    InventoryReply,
+    ItemsReply,
+    MoveReply,
+    PlayerReply,
+    PositionReply,
+    SaveReply,
+    StateReply,
+    StopReply,
+    TimeReply,
+    WindowsReply,
+    ZonesReply,
+)
+from ._setting import SET_PATHS
+from ._world_file import load_world, save_world
+
+__all__ = [
+    "CHANGED_MESSAGE",
+    "GAME_NAME",
+    "SET_PATHS",
+    "Aetheryte",
+    "Change",
+    "ChangeReply",
+    "ChangesReply",
+    "ChatLine",
+    "ChatReply",
+    "ClockReply",
+    "CurrenciesReply",
+    "Currency",
+    "FlagReply",
+    "GameClient",
+    "GameConfig",
+    "GameError",
+    "GameGate",
+    "GameReply",
+    "GameSnapshot",
+    "GameUnavailableError",
+    "InventoryItem",
+    "InventoryReply",
+    "ItemInfo",
+    "ItemsReply",
+    "JsonValue",
+    "MapFlag",
+    "MapInfo",
+    "MoveReply",
+    "Movement",
+    "PlayerInfo",
+    "PlayerReply",
+    "PositionInfo",
+    "PositionReply",
+    "SaveReply",
+    "SnapshotDelta",
+    "SnapshotReply",
+    "StateReply",
+    "StopReply",
+    "TimeReply",
+    "TradeItem",
+    "Vec3",
+    "Window",
+    "WindowsReply",
+    "World",
+    "WorldFileError",
+    "WorldObject",
+    "Zone",
+    "ZonesReply",
+    "add_game_options",
+    "arrived",
+    "default_world",
+    "ground_distance",
+    "load_world",
+    "run_game",
+    "save_world",
+    "serve_game",
+    "to_map",
+    "to_world",
+    "yalms_per_map_unit",
+]

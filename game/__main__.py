@@ -1,0 +1,5 @@
+import sys
+
+from ._peer import main
+
+sys.exit(main())

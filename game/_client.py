@@ -1,0 +1,273 @@
+"""`GameClient`: the game's gates as typed async methods, for plugins and for XIV MCP (W1).
+
+    async with broker.connect(bus, "MyPlugin") as pi:
+        game = GameClient(pi)
+        where = await game.position()
+        await game.move_to_map(12.0, 10.5)
+        game.on_change(lambda change: print(change.summary))
+
+Each method calls one gate and decodes its reply into the gate's Struct. A refusal raises
+`GameError` with the game's message; no game on the bus (or a game that left during the call)
+raises `GameUnavailableError`. No other exception comes out of a call: the bus's own errors are
+translated here, once. Importing this loads nothing of the host, MCP or sqlite.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeAlias, TypeVar
+
+import msgspec
+
+from broker import IpcDisconnectedError, IpcError, IpcNotReadyError, IpcPeerLeftError, PluginInterface
+
+from ._args import TradeItem
+from ._documents import (
+    Change,
+    ChangesReply,
+    ChatLine,
+    ItemInfo,
+    MapFlag,
+    PositionInfo,
+    SnapshotReply,
+    Window,
+    World,
+    Zone,
+)
+from ._errors import NO_GAME, GameError, GameUnavailableError
+from ._names import CHANGED_MESSAGE, GameGate
+from ._replies import (
+    ChangeReply,
+    ChatReply,
+    ClockReply,
+    CurrenciesReply,
+    FlagReply,
+    InventoryReply,
+    ItemsReply,
+    MoveReply,
+    PlayerReply,
+    PositionReply,
+    SaveReply,
+    StateReply,
+    StopReply,
+    TimeReply,
+    WindowsReply,
+    ZonesReply,
+)
+
+__all__ = ["GameClient", "JsonValue"]
+
+log = logging.getLogger("game.client")
+
+JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
+"""Any JSON value (what `GameClient.set` takes)."""
+
+R = TypeVar("R", bound=msgspec.Struct)
+
+
+class _Status(msgspec.Struct):
+    ok: bool = False
+    error: str | None = None
+
+
+_encode = msgspec.json.Encoder().encode
+_status = msgspec.json.Decoder(_Status)
+_change = msgspec.json.Decoder(Change)
+_decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
+
+
+class GameClient:
+    """The simulated game's gates, one async method each, over a process's bus connection."""
+
+    def __init__(self, pi: PluginInterface) -> None:
+        self._pi = pi
+
+    @property
+    def available(self) -> bool:
+        """Whether a game serves its gates on the bus right now (no round trip)."""
+        return self._pi.get_ipc_subscriber(GameGate.SNAPSHOT).has_function()
+
+    async def wait_available(self) -> None:
+        """Wait until a game serves its gates on the bus (use under a timeout)."""
+        await self._pi.get_ipc_subscriber(GameGate.SNAPSHOT).wait_ready()
+
+    async def call(self, gate: GameGate, reply_type: type[R], **args: object) -> R:
+        """Call `gate` with `args` (None values left out) and decode its reply as `reply_type`."""
+        return await self._request(gate, reply_type, _encode({k: v for k, v in args.items() if v is not None}).decode())
+
+    async def _request(self, gate: GameGate, reply_type: type[R], body: str) -> R:
+        try:
+            text = await self._pi.get_ipc_subscriber(gate).invoke_func(body)
+        except IpcNotReadyError:
+            raise GameUnavailableError() from None
+        except IpcPeerLeftError as exc:
+            raise GameUnavailableError(f"The game left the bus during {gate}: {exc} {NO_GAME}") from None
+        except IpcDisconnectedError as exc:
+            raise GameUnavailableError(f"{gate} could not reach the game: {exc}") from None
+        except IpcError as exc:
+            raise GameError(f"{gate} failed on the bus: {exc}") from None
+        if not isinstance(text, str):
+            raise GameError(f"{gate} answered {type(text).__name__}, not a JSON string; is a real game on the bus?")
+        try:
+            status = _status.decode(text)
+            if not status.ok:
+                raise GameError(status.error or f"{gate} refused without saying why.")
+            decoder = _decoders.get(reply_type)
+            if decoder is None:
+                decoder = _decoders[reply_type] = msgspec.json.Decoder(reply_type)
+            reply: R = decoder.decode(text)
+        except msgspec.DecodeError as exc:  # ValidationError is one
+            raise GameError(
+                f"{gate} answered a reply this client cannot read ({exc}); update the game or the client."
+            ) from None
+        return reply
+
+    # --- reading ---------------------------------------------------------------------------
+
+    async def player(self) -> PlayerReply:
+        return await self.call(GameGate.GET_PLAYER, PlayerReply)
+
+    async def position(self) -> PositionInfo:
+        return await self.call(GameGate.GET_POSITION, PositionReply)
+
+    async def inventory(self) -> InventoryReply:
+        return await self.call(GameGate.GET_INVENTORY, InventoryReply)
+
+    async def currencies(self) -> CurrenciesReply:
+        return await self.call(GameGate.GET_CURRENCIES, CurrenciesReply)
+
+    async def windows(self) -> list[Window]:
+        return (await self.call(GameGate.GET_WINDOWS, WindowsReply)).windows
+
+    async def flag(self) -> MapFlag | None:
+        return (await self.call(GameGate.GET_FLAG, FlagReply)).flag
+
+    async def zones(self) -> list[Zone]:
+        return (await self.call(GameGate.GET_ZONES, ZonesReply)).zones
+
+    async def items(self) -> list[ItemInfo]:
+        """The catalog: every item with what vendors sell and buy it for."""
+        return (await self.call(GameGate.GET_ITEMS, ItemsReply)).items
+
+    async def chat(self, limit: int | None = None) -> list[ChatLine]:
+        return (await self.call(GameGate.GET_CHAT, ChatReply, limit=limit)).chat
+
+    async def snapshot(self) -> SnapshotReply:
+        """What XIV MCP reads before a call: the snapshot, and the seq of the newest change."""
+        return await self.call(GameGate.SNAPSHOT, SnapshotReply)
+
+    async def changes(self, since: int, limit: int | None = None) -> ChangesReply:
+        """The changes after `since` (oldest first), the snapshot now and the newest seq."""
+        return await self.call(GameGate.CHANGES, ChangesReply, since=since, limit=limit)
+
+    async def state(self) -> World:
+        """The whole world as it is now."""
+        return (await self.call(GameGate.STATE, StateReply)).world
+
+    async def time(self) -> TimeReply:
+        return await self.call(GameGate.TIME, TimeReply)
+
+    # --- moving ----------------------------------------------------------------------------
+
+    async def move_to(self, x: float, z: float, y: float | None = None) -> MoveReply:
+        return await self.call(GameGate.MOVE_TO, MoveReply, x=x, z=z, y=y)
+
+    async def move_to_map(self, x: float, y: float) -> MoveReply:
+        return await self.call(GameGate.MOVE_TO_MAP, MoveReply, x=x, y=y)
+
+    async def stop(self) -> StopReply:
+        return await self.call(GameGate.STOP, StopReply)
+
+    async def set_position(
+        self, x: float, z: float, y: float | None = None, territory: int | None = None
+    ) -> ChangeReply:
+        return await self.call(GameGate.SET_POSITION, ChangeReply, x=x, z=z, y=y, territory=territory)
+
+    async def teleport(self, aetheryte: str | int) -> ChangeReply:
+        return await self.call(GameGate.TELEPORT, ChangeReply, aetheryte=aetheryte)
+
+    # --- items and money -------------------------------------------------------------------
+
+    async def buy(self, item_id: int, count: int = 1) -> ChangeReply:
+        return await self.call(GameGate.BUY, ChangeReply, itemId=item_id, count=count)
+
+    async def sell(self, item_id: int, count: int = 1) -> ChangeReply:
+        return await self.call(GameGate.SELL, ChangeReply, itemId=item_id, count=count)
+
+    async def discard(self, item_id: int, count: int = 1) -> ChangeReply:
+        return await self.call(GameGate.DISCARD, ChangeReply, itemId=item_id, count=count)
+
+    async def trade(self, to: str, items: Sequence[TradeItem] = (), gil: int = 0) -> ChangeReply:
+        return await self.call(GameGate.TRADE, ChangeReply, to=to, items=list(items), gil=gil)
+
+    # --- chat, windows, login, flag, target, combat ----------------------------------------
+
+    async def send_chat(self, text: str, channel: str = "say") -> ChangeReply:
+        return await self.call(GameGate.SEND_CHAT, ChangeReply, text=text, channel=channel)
+
+    async def open_window(self, name: str, kind: Literal["window", "yesno"] = "window", text: str = "") -> ChangeReply:
+        return await self.call(GameGate.OPEN_WINDOW, ChangeReply, name=name, kind=kind, text=text)
+
+    async def close_window(self, name: str) -> ChangeReply:
+        return await self.call(GameGate.CLOSE_WINDOW, ChangeReply, name=name)
+
+    async def answer_dialog(self, name: str, yes: bool) -> ChangeReply:
+        return await self.call(GameGate.ANSWER_DIALOG, ChangeReply, name=name, yes=yes)
+
+    async def login(self, name: str | None = None) -> ChangeReply:
+        return await self.call(GameGate.LOGIN, ChangeReply, name=name)
+
+    async def logout(self) -> ChangeReply:
+        return await self.call(GameGate.LOGOUT, ChangeReply)
+
+    async def set_flag(
+        self, x: float, y: float, zone: str | None = None, territory: int | None = None, name: str | None = None
+    ) -> ChangeReply:
+        return await self.call(GameGate.SET_FLAG, ChangeReply, x=x, y=y, zone=zone, territory=territory, name=name)
+
+    async def clear_flag(self) -> ChangeReply:
+        return await self.call(GameGate.CLEAR_FLAG, ChangeReply)
+
+    async def set_target(self, name: str | None) -> ChangeReply:
+        return await self.call(GameGate.SET_TARGET, ChangeReply, name=name)
+
+    async def start_combat(self) -> ChangeReply:
+        return await self.call(GameGate.START_COMBAT, ChangeReply)
+
+    async def end_combat(self) -> ChangeReply:
+        return await self.call(GameGate.END_COMBAT, ChangeReply)
+
+    # --- the player's and the tests' controls ----------------------------------------------
+
+    async def set(self, path: str, value: JsonValue) -> ChangeReply:
+        """Set one part of the world: gil, position, territory, logged_in, inventory.<itemId>, ..."""
+        body = _encode({"path": path, "value": value}).decode()
+        return await self._request(GameGate.SET, ChangeReply, body)
+
+    async def advance_clock(self, seconds: float) -> ClockReply:
+        return await self.call(GameGate.ADVANCE_CLOCK, ClockReply, seconds=seconds)
+
+    async def save(self, path: str | None = None) -> SaveReply:
+        return await self.call(GameGate.SAVE, SaveReply, path=path)
+
+    def on_change(self, callback: Callable[[Change], object]) -> Callable[[], None]:
+        """Call `callback(change)` for every change of the world (sync or async); returns the unsubscriber."""
+
+        def deliver(*values: object) -> object:
+            if len(values) != 1 or not isinstance(values[0], str):
+                log.warning("dropped a %s message that is not one JSON string", CHANGED_MESSAGE)
+                return None
+            try:
+                change = _change.decode(values[0])
+            except msgspec.DecodeError as exc:
+                log.warning("dropped a %s message this client cannot read: %s", CHANGED_MESSAGE, exc)
+                return None
+            return callback(change)
+
+        subscriber = self._pi.get_ipc_subscriber(CHANGED_MESSAGE)
+        try:
+            subscriber.subscribe(deliver)
+        except IpcError as exc:
+            raise GameError(f"Could not subscribe to {CHANGED_MESSAGE}: {exc}") from None
+        return lambda: subscriber.unsubscribe(deliver)

@@ -1,0 +1,258 @@
+"""The simulated game's JSON documents, as msgspec Structs with the wire's camelCase names.
+
+The world (`World`) is what `--world FILE.json` loads and `Game.Save` writes; `GameSnapshot` is
+what XIV MCP reads around a third-party call (the real host's `GameSnapshot` fields); `Change`
+is one recorded change of the world: which process made it, the capability it needs, and what
+it did to the snapshot's fields (`SnapshotDelta`), so a reader can tell whose doing an effect was.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = [
+    "Aetheryte",
+    "Change",
+    "ChangesReply",
+    "ChatLine",
+    "Currency",
+    "GameReply",
+    "GameSnapshot",
+    "InventoryItem",
+    "ItemInfo",
+    "MapFlag",
+    "MapInfo",
+    "Movement",
+    "PlayerInfo",
+    "PositionInfo",
+    "SnapshotDelta",
+    "SnapshotReply",
+    "Vec3",
+    "Window",
+    "World",
+    "WorldObject",
+    "Zone",
+]
+
+
+class _Doc(msgspec.Struct, rename="camel", kw_only=True):
+    """Base of the game's documents: snake_case in Python, camelCase on the wire."""
+
+
+class Vec3(_Doc):
+    """A world position in yalms: X east, Y up, Z south."""
+
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+
+
+class MapInfo(_Doc):
+    """What converting between world and map coordinates needs from a zone's map (A11)."""
+
+    size_factor: int = 100
+    """100 for most field maps, 200 for cities."""
+    offset_x: int = 0
+    offset_y: int = 0
+
+
+class Aetheryte(_Doc):
+    id: int
+    name: str
+    position: Vec3
+    cost: int = 0
+    """Gil a teleport here costs (0: free, such as the home point)."""
+
+
+class WorldObject(_Doc):
+    """Something that stands in a zone and can be walked to by name: an NPC, a summoning bell, ..."""
+
+    name: str
+    kind: str
+    """"npc", "summoning_bell" or "object" (anything else one can walk up to)."""
+    position: Vec3
+
+
+class Zone(_Doc):
+    territory: int
+    name: str
+    map: MapInfo = msgspec.field(default_factory=MapInfo)
+    aetherytes: list[Aetheryte] = []
+    objects: list[WorldObject] = []
+    """What stands in the zone (XIV MCP's navigate_to walks to them by name)."""
+
+
+class ItemInfo(_Doc):
+    """An item of the game's catalog: what a vendor sells it for (0: not sold) and buys it back for."""
+
+    item_id: int
+    name: str
+    price: int = 0
+    sell_price: int = 0
+    currency: int = 1
+    """What a vendor takes for it: 1 is gil, any other id one of the player's currencies."""
+
+
+class InventoryItem(_Doc):
+    item_id: int
+    name: str
+    count: int
+
+
+class Currency(_Doc):
+    id: int
+    name: str
+    count: int
+
+
+class Window(_Doc):
+    """An open game window; a Yes/No dialog (`kind` "yesno") waits for an answer."""
+
+    name: str
+    kind: Literal["window", "yesno"] = "window"
+    text: str = ""
+    opened_by: str = ""
+
+
+class MapFlag(_Doc):
+    """The flag on the player's map: its zone, map coordinates and world position."""
+
+    territory: int
+    zone: str
+    x: float
+    y: float
+    world: Vec3
+    name: str | None = None
+
+
+class ChatLine(_Doc):
+    channel: str
+    text: str
+    by: str
+    at: float
+
+
+class Movement(_Doc):
+    """The character walking to `destination` at `speed` yalms per second, since `started_at`."""
+
+    origin: Vec3
+    destination: Vec3
+    speed: float
+    started_at: float
+    by: str
+
+
+class PlayerInfo(_Doc):
+    name: str = "Wuk Lamat"
+    world: str = "Ravana"
+    world_id: int = 74
+    content_id: int = 18014449511251234
+    logged_in: bool = True
+    territory: int = 1185
+    position: Vec3 = msgspec.field(default_factory=Vec3)
+    job: str = "Warrior"
+    level: int = 100
+    gil: int = 100_000
+    target: str | None = None
+    in_combat: bool = False
+
+
+class World(_Doc):
+    """The whole simulated world: what a world file holds and `Game.Save` writes."""
+
+    seed: int = 0
+    time: float = 0.0
+    """The game clock, in seconds (a test clock starts here; a real one counts on from it)."""
+    walk_speed: float = 6.0
+    """Yalms per second on foot."""
+    player: PlayerInfo = msgspec.field(default_factory=PlayerInfo)
+    zones: list[Zone] = []
+    items: list[ItemInfo] = []
+    inventory: list[InventoryItem] = []
+    currencies: list[Currency] = []
+    flag: MapFlag | None = None
+    windows: list[Window] = []
+    chat: list[ChatLine] = []
+    movement: Movement | None = None
+    characters: list[PlayerInfo] = []
+    """Other characters of the account, for logging in as another one (`login` with a name)."""
+    chat_sent: int = 0
+    """Chat lines the player has sent (the snapshot's `chat_sent`); `chat` keeps only the newest."""
+
+
+class GameSnapshot(_Doc):
+    """What XIV MCP can observe about the game around a call (the real host's `GameSnapshot`)."""
+
+    logged_in: bool
+    content_id: int
+    territory: int
+    world: int
+    gil: int
+    currencies: dict[int, int]
+    item_total: int
+    chat_sent: int
+
+
+class SnapshotDelta(_Doc, omit_defaults=True):
+    """What one change did to a snapshot: amounts added (negative: removed), or the new value."""
+
+    gil: int = 0
+    currencies: dict[int, int] = {}
+    item_total: int = 0
+    chat_sent: int = 0
+    territory: int | None = None
+    world: int | None = None
+    logged_in: bool | None = None
+    content_id: int | None = None
+
+
+class Change(_Doc):
+    """One change of the world, by the process that made it, with the capability it needs."""
+
+    seq: int
+    at: float
+    by: str
+    capability: str
+    kind: str
+    summary: str
+    delta: SnapshotDelta = msgspec.field(default_factory=SnapshotDelta)
+
+
+class GameReply(_Doc, omit_defaults=True):
+    """Every game gate's reply: `{"ok": true, ...}` or `{"ok": false, "error": "..."}`."""
+
+    ok: bool
+    error: str | None = None
+    value: Any = None
+
+
+class SnapshotReply(_Doc):
+    ok: bool
+    snapshot: GameSnapshot
+    seq: int
+    """The seq of the newest change so far: `Game.Changes` since it gives what came after."""
+
+
+class ChangesReply(_Doc):
+    ok: bool
+    snapshot: GameSnapshot
+    seq: int
+    changes: list[Change]
+    complete: bool = True
+    """False when older changes were dropped (the log is bounded): the list starts later than asked.
+    Also False when `since` is newer than `seq` (a game started again since: its log is a new one)."""
+    more: bool = False
+    """True when the list stops before `seq` (the limit, or the size a reply may have on the bus):
+    ask again with `since` set to the last change's seq."""
+
+
+class PositionInfo(_Doc):
+    territory: int
+    zone: str
+    position: Vec3
+    map_x: float
+    map_y: float
+    moving: bool
+    destination: Vec3 | None = None

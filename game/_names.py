@@ -1,0 +1,61 @@
+"""The game's names on the bus: its InternalName, its gates and the message it sends on each change.
+
+Every gate is `Game.<Name>`: one string argument (a JSON object of arguments, "" or "{}" for
+none) and one string reply, `{"ok": true, ...}` or `{"ok": false, "error": "..."}`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+__all__ = ["CHANGED_MESSAGE", "GAME_NAME", "GameGate"]
+
+GAME_NAME: Final = "Game"
+"""The simulated game's InternalName on the bus."""
+
+CHANGED_MESSAGE: Final = "Game.Changed"
+"""Sent with one argument, the `Change` as a JSON string, after every change of the world."""
+
+
+class GameGate(StrEnum):
+    """Every gate the game provides. Names are API: never rename one, only add."""
+
+    # reading: no change recorded
+    GET_PLAYER = "Game.GetPlayer"
+    GET_POSITION = "Game.GetPosition"
+    GET_INVENTORY = "Game.GetInventory"
+    GET_CURRENCIES = "Game.GetCurrencies"
+    GET_WINDOWS = "Game.GetWindows"
+    GET_FLAG = "Game.GetFlag"
+    GET_ZONES = "Game.GetZones"
+    GET_ITEMS = "Game.GetItems"
+    GET_CHAT = "Game.GetChat"
+    SNAPSHOT = "Game.Snapshot"
+    CHANGES = "Game.Changes"
+    STATE = "Game.State"
+    TIME = "Game.Time"
+    # changing: each records one change or more
+    MOVE_TO = "Game.MoveTo"
+    MOVE_TO_MAP = "Game.MoveToMap"
+    STOP = "Game.Stop"
+    SET_POSITION = "Game.SetPosition"
+    TELEPORT = "Game.Teleport"
+    BUY = "Game.Buy"
+    SELL = "Game.Sell"
+    DISCARD = "Game.Discard"
+    TRADE = "Game.Trade"
+    SEND_CHAT = "Game.SendChat"
+    OPEN_WINDOW = "Game.OpenWindow"
+    CLOSE_WINDOW = "Game.CloseWindow"
+    ANSWER_DIALOG = "Game.AnswerDialog"
+    LOGIN = "Game.Login"
+    LOGOUT = "Game.Logout"
+    SET_FLAG = "Game.SetFlag"
+    CLEAR_FLAG = "Game.ClearFlag"
+    SET_TARGET = "Game.SetTarget"
+    START_COMBAT = "Game.StartCombat"
+    END_COMBAT = "Game.EndCombat"
+    SET = "Game.Set"
+    ADVANCE_CLOCK = "Game.AdvanceClock"
+    SAVE = "Game.Save"

@@ -1,0 +1,86 @@
+"""Helpers of the game tests, on the shipped harness (`gates.testing`): a broker and a game as processes.
+
+    with game_system(tmp_path) as system:           # broker + `xivmcp game --test-clock`, free port
+        async with game_peer(system) as (pi, game):     # the test's own peer "Tester" and a GameClient
+            reply = await game.buy(4554, 2)
+
+Every process is killed by pid by the harness (`XivMcpSystem.close`), whatever the test did;
+a test waits for a line, a message or a state under a timeout, never for time to pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import broker
+from game import GameClient
+from gates.testing import XivMcpSystem, xivmcp_argv
+
+__all__ = [
+    "ROOT",
+    "TESTER",
+    "WAIT",
+    "call",
+    "game_system",
+    "refused",
+    "run_cli",
+    "game_peer",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 10.0
+"""Seconds any one awaited event may take (a loaded 2-core machine starts processes slowly)."""
+TESTER = "Tester"
+"""The test's own peer: the `by` of every change it makes."""
+
+
+@contextlib.contextmanager
+def game_system(root: Path, *game_args: str, start_game: bool = True) -> Iterator[XivMcpSystem]:
+    """A broker and (unless told otherwise) a game on the test clock; all killed by pid on the way out."""
+    with XivMcpSystem(root, cwd=ROOT) as system:
+        system.start_broker()
+        if start_game:
+            system.start_game("--test-clock", *game_args)
+        yield system
+
+
+@asynccontextmanager
+async def game_peer(
+    system: XivMcpSystem, name: str = TESTER
+) -> AsyncIterator[tuple[broker.PluginInterface, GameClient]]:
+    """The test's own peer on the system's bus, and a `GameClient` over it."""
+    async with broker.connect(system.endpoint, name) as pi:
+        yield pi, GameClient(pi)
+
+
+async def call(pi: broker.PluginInterface, gate: str, argument: object) -> dict[str, Any]:
+    """Call a game gate with a raw argument and decode its JSON reply."""
+    with anyio.fail_after(WAIT):
+        text = await pi.get_ipc_subscriber(gate).invoke_func(argument)
+    assert isinstance(text, str), text
+    reply = json.loads(text)
+    assert isinstance(reply, dict)
+    return reply
+
+
+async def refused(pi: broker.PluginInterface, gate: str, argument: object) -> str:
+    """The error of a call that must be refused: exactly `{"ok": false, "error": "Game.<Gate>: ..."}`."""
+    reply = await call(pi, gate, argument)
+    assert reply.get("ok") is False and set(reply) == {"ok", "error"}, reply
+    error = reply["error"]
+    assert isinstance(error, str) and error.startswith(f"{gate}: "), error
+    return error
+
+
+def run_cli(system: XivMcpSystem, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `xivmcp ARGS --bus ENDPOINT` to its end (killed if it outlives the timeout), output captured."""
+    argv = xivmcp_argv(*args, "--bus", system.endpoint)
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=WAIT * 3, check=False)
