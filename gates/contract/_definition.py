@@ -62,6 +62,13 @@ def validate_tool_definition(definition: ToolDefinition) -> ToolDefinition:
             "or left out for a tool without arguments."
         )
 
+    output_schema = definition.output_schema
+    if output_schema is not None and output_schema.get("type") != "object":
+        raise DefinitionError(
+            '\'outputSchema\' must be a JSON schema object with "type": "object" (the shape of the result, '
+            "which MCP carries as structuredContent), or left out for a tool whose result is not an object."
+        )
+
     if definition.read_only and definition.destructive:
         raise DefinitionError(
             "A tool can't be both readOnly and destructive: a read-only tool changes nothing. Drop one of the two."

@@ -53,7 +53,15 @@ class Wire(msgspec.Struct, rename="camel"):
 
 
 class ToolDefinition(msgspec.Struct, rename="camel", frozen=True, kw_only=True, omit_defaults=True):
-    """``RegisterTool``'s definitionJson. ``inputSchema`` may be left out by a tool without arguments."""
+    """``RegisterTool``'s definitionJson. ``inputSchema`` may be left out by a tool without arguments.
+
+    ``outputSchema`` is this project's extension, not the contract's: the real XIV MCP host has no
+    such field and ignores it (unknown fields are dropped when a definition is decoded), so a
+    plugin that sends it registers the same there. Here the MCP front advertises it on tools/list
+    and fills ``structuredContent`` from a result that is a JSON object (P5). It is left out of
+    the JSON when None, and it is never part of what the player consents to (a schema says the
+    shape of a result, not what the tool does).
+    """
 
     name: str
     description: str
@@ -61,6 +69,7 @@ class ToolDefinition(msgspec.Struct, rename="camel", frozen=True, kw_only=True, 
     read_only: bool = False
     destructive: bool = False
     capabilities: list[str] = []
+    output_schema: dict[str, Any] | None = None
 
 
 class CapabilityInfo(Wire, kw_only=True):

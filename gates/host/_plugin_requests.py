@@ -118,12 +118,15 @@ class PluginRequests:
                 f"The description of {name} is {len(definition.description)} characters; XIV MCP takes at most "
                 f"{limits.max_description}. Say what the tool does, what it returns and what to call next, briefly."
             )
-        if definition.input_schema is not None:
-            size = len(encode_json(definition.input_schema))
+        for field, schema, advice in (
+            ("inputSchema", definition.input_schema, "Describe fewer or simpler arguments."),
+            ("outputSchema", definition.output_schema, "Describe the result more simply, or leave it out."),
+        ):
+            size = 0 if schema is None else len(encode_json(schema))
             if size > limits.max_schema_bytes:
                 raise DefinitionError(
-                    f"The inputSchema of {name} is {size} bytes of JSON; XIV MCP takes at most "
-                    f"{limits.max_schema_bytes}. Describe fewer or simpler arguments."
+                    f"The {field} of {name} is {size} bytes of JSON; XIV MCP takes at most "
+                    f"{limits.max_schema_bytes}. {advice}"
                 )
         owned = self._registry.owner_of(name) == owner
         if not owned and self._registry.count_of(owner) >= limits.max_tools_per_plugin:

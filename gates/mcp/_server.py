@@ -125,15 +125,21 @@ def _tool(offered: OfferedTool) -> types.Tool:
         name=d.name,
         description=d.description,
         input_schema=input_schema_of(d),
-        output_schema=offered.output_schema,
+        # XIV MCP's own tools carry theirs beside the definition; a plugin's comes in its definition
+        # (the outputSchema extension, which the real host ignores).
+        output_schema=offered.output_schema or d.output_schema,
         annotations=types.ToolAnnotations(read_only_hint=d.read_only, destructive_hint=d.destructive),
     )
 
 
-def _result(outcome: CallOutcome) -> types.CallToolResult:
+def _result(outcome: CallOutcome, name: str, has_output_schema: bool) -> types.CallToolResult:
     if outcome.error is not None:
         return types.CallToolResult(content=[types.TextContent(text=outcome.error)], is_error=True)
     value = outcome.result
+    if has_output_schema and not isinstance(value, dict):
+        # MCP clients refuse a result without the structuredContent an outputSchema promises.
+        error = f"{name} advertises an outputSchema but returned no JSON object; this is a bug in its plugin."
+        return types.CallToolResult(content=[types.TextContent(text=error)], is_error=True)
     text = value if isinstance(value, str) else "ok" if value is None else json.dumps(value, ensure_ascii=False)
     structured = value if isinstance(value, dict) else None
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
@@ -160,15 +166,19 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
         return types.ListToolsResult(tools=[_tool(t) for t in page], next_cursor=next_cursor)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-        if host.registry.get(params.name) is None:
+        registered = host.registry.get(params.name)
+        if registered is None:
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"Unknown tool: {params.name[:80]!r}. List the tools (tools/list) or find them with search_tools.",
                 {"tool": params.name[:200]},
             )
-        return await _call(ctx, params.name, params.arguments or {})
+        has_output_schema = registered.definition.output_schema is not None
+        return await _call(ctx, params.name, params.arguments or {}, has_output_schema)
 
-    async def _call(ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def _call(
+        ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any], has_output_schema: bool
+    ) -> types.CallToolResult:
         token = progress_token_from_params(ctx.params)
         gone: ClientGone | None = getattr(ctx.request, "scope", {}).get(CLIENT_GONE)
         outcome: CallOutcome | None = None
@@ -183,7 +193,7 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
             finally:
                 if gone is not None:
                     gone.forget(call_scope)
-        return _result(outcome or CallOutcome(error="Cancelled."))
+        return _result(outcome or CallOutcome(error="Cancelled."), name, has_output_schema)
 
     async def _run(name: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None) -> CallOutcome:
         try:

@@ -236,6 +236,10 @@ async def test_b7_a_definition_over_the_hosts_bounds_is_refused_and_one_within_i
             pi, "RegisterTool", "TestPeer", tool("testpeer_long", readOnly=True, inputSchema=schema(len(HUGE)))
         )
         assert huge.startswith("The inputSchema of testpeer_long is") and "at most 65536" in huge
+        huge_out = await refused(
+            pi, "RegisterTool", "TestPeer", tool("testpeer_out", readOnly=True, outputSchema=schema(len(HUGE)))
+        )
+        assert huge_out.startswith("The outputSchema of testpeer_out is") and "at most 65536" in huge_out
         wordy = await refused(
             pi, "RegisterTool", "TestPeer", tool("testpeer_wordy", readOnly=True, description="w" * 4097)
         )

@@ -1,0 +1,64 @@
+"""The start of a plugin process: where the bus is, from the command line, and the event loop.
+
+    python -m myplugin --bus tcp://127.0.0.1:37520      or   --data-dir DIR   or neither, -v for logs
+
+The same options and the same loop as the sample plugins (`plugins_sample/_run.py`), so a
+plugin written with `Plugin.run()` starts like every other: on asyncio (a selector loop on
+Windows, which the bus needs), quiet on Ctrl-C, and one line, not a traceback, when the bus
+cannot be reached or the name is taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+
+from broker import IpcError
+from gates.contract import find_bus
+
+__all__ = ["parse_command_line", "run_on_asyncio"]
+
+T = TypeVar("T")
+_EXIT_NO_BUS = 2
+
+
+def parse_command_line(internal_name: str, argv: Sequence[str] | None = None) -> str:
+    """The bus endpoint from ``--bus`` / ``--data-dir`` (else $XIVMCP_BUS, else the running host's);
+    sets up logging (``-v``: everything, to stderr)."""
+    parser = argparse.ArgumentParser(
+        description=f"{internal_name}: a plugin giving the assistant tools through XIV MCP."
+    )
+    parser.add_argument("--bus", default=None, help="bus endpoint (default: $XIVMCP_BUS, else the running host's)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="the host's data dir, to find its bus (default: $XIVMCP_DATA_DIR, else the user's)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log everything to stderr")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+    if not args.verbose:
+        logging.getLogger("xivmcp.bus").setLevel(logging.ERROR)  # run_on_asyncio says what went wrong, once
+    return find_bus(args.bus, Path(args.data_dir) if args.data_dir else None)
+
+
+def run_on_asyncio(main: Callable[[T], Awaitable[None]], arg: T) -> None:
+    """``main(arg)`` on asyncio until it returns or Ctrl-C; a bus error ends the process with status 2."""
+    options: dict[str, Any] = {}
+    if sys.platform == "win32":
+        options["loop_factory"] = asyncio.SelectorEventLoop
+    try:
+        anyio.run(main, arg, backend="asyncio", backend_options=options)
+    except KeyboardInterrupt:
+        pass
+    except IpcError as exc:  # no broker, the name taken
+        logging.getLogger("gates.plugin").debug("the bus failed", exc_info=True)
+        print(str(exc), file=sys.stderr, flush=True)
+        sys.exit(_EXIT_NO_BUS)

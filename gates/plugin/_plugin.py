@@ -1,0 +1,278 @@
+"""`Plugin`: tools declared from functions, served over the bus by the client or called in-process.
+
+    plugin = Plugin("MyPlugin")
+
+    @plugin.tool(capabilities=["game_ui"])
+    def myplugin_set_flag(x: Annotated[float, Meta(ge=1, le=42)], y: float) -> FlagPlaced: ...
+
+    @plugin.long_running_tool(capabilities=["move_character", "combat"])
+    async def myplugin_farm(call: McpCall, minutes: int = 60) -> FarmResult: ...
+
+    plugin.run()                                  # a plugin process: --bus, --data-dir, -v
+    async with plugin.connected() as client: ...  # the same from async code (jobs, hooks: `client`)
+    plugin.call("myplugin_set_flag", {"x": 21.4, "y": 9.8})   # a unit test: no bus, no host (K4)
+
+The decorators return the function itself, so a test may also call it directly. Over the bus and
+in-process a call goes the same way: the arguments are bound by `FunctionTool.run`, and an
+exception becomes the text the assistant reads (`McpToolError`'s message as it is, any other as
+"TypeName: message"), by the same `error_text` the client uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+import anyio
+import msgspec
+
+from gates.contract import Gate, HostReplyError, ToolDefinition, encode_json
+
+from ._call import CallCancelledError, McpCall, error_text
+from ._client import XivMcpClient
+from ._declaration import ToolDeclarationError, function_path
+from ._entry import parse_command_line, run_on_asyncio
+from ._tool import FunctionTool, declare_tool
+
+__all__ = ["Plugin", "ToolOutcome"]
+
+QuickFunction = TypeVar("QuickFunction", bound=Callable[..., object])
+LongRunningFunction = TypeVar("LongRunningFunction", bound=Callable[..., Awaitable[object]])
+
+_DECODE_JSON: Final = msgspec.json.Decoder()
+_CANCELLED: Final = "Cancelled."
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What a call of `Plugin.call` came to: the result in JSON form, or the error the assistant reads."""
+
+    result: Any = None
+    """The result as `Invoke` sends it (Structs as objects, enums as values); None after an error."""
+    error: str | None = None
+    """The error text the assistant reads, or None when the call succeeded."""
+    progress: tuple[str, ...] = ()
+    """The lines a long-running tool reported with `call.progress`, in order."""
+
+    @property
+    def structured(self) -> dict[str, Any] | None:
+        """The ``structuredContent`` the MCP front gives the assistant: the result when it is an object."""
+        return self.result if self.error is None and isinstance(self.result, dict) else None
+
+
+class Plugin:
+    """A plugin's tools, declared from functions; one `XivMcpClient` serves them while connected."""
+
+    def __init__(self, internal_name: str) -> None:
+        self.internal_name = internal_name
+        self._tools: dict[str, FunctionTool] = {}
+        self._clients: list[XivMcpClient] = []
+        self._call_ids = itertools.count(1)
+
+    @property
+    def definitions(self) -> list[ToolDefinition]:
+        """Every tool's definition, in declaration order, as it is sent to ``XivMcp.RegisterTool``."""
+        return [tool.definition for tool in self._tools.values()]
+
+    def tool(
+        self,
+        function: None = None,
+        *,
+        name: str | None = None,
+        read_only: bool = False,
+        destructive: bool = False,
+        capabilities: Sequence[str] = (),
+    ) -> Callable[[QuickFunction], QuickFunction]:
+        """Declare a tool that answers at once (``def`` or ``async def``); returns the function unchanged.
+
+        `read_only=True` for a tool that changes nothing, else `capabilities` (ids of the catalog,
+        such as "game_ui") say what it does; `destructive=True` marks what cannot be undone.
+        `function` is there only to refuse ``@plugin.tool`` without parentheses, with what to write.
+        """
+        if function is not None:
+            _refuse_bare(function, "tool")
+
+        def declare(func: QuickFunction) -> QuickFunction:
+            self._add(
+                declare_tool(
+                    func,
+                    name=name,
+                    read_only=read_only,
+                    destructive=destructive,
+                    capabilities=capabilities,
+                    long_running=False,
+                )
+            )
+            return func
+
+        return declare
+
+    def long_running_tool(
+        self,
+        function: None = None,
+        *,
+        name: str | None = None,
+        read_only: bool = False,
+        destructive: bool = False,
+        capabilities: Sequence[str] = (),
+    ) -> Callable[[LongRunningFunction], LongRunningFunction]:
+        """Declare a tool that may take long: ``async def tool(call: McpCall, ...)``; returns it unchanged.
+
+        XIV MCP gets ``{"pending": true}`` at once and the result when the coroutine returns; the
+        call reports progress, asks for approvals and sees cancellation through `call`.
+        `function` is there only to refuse ``@plugin.long_running_tool`` without parentheses.
+        """
+        if function is not None:
+            _refuse_bare(function, "long_running_tool")
+
+        def declare(func: LongRunningFunction) -> LongRunningFunction:
+            self._add(
+                declare_tool(
+                    func,
+                    name=name,
+                    read_only=read_only,
+                    destructive=destructive,
+                    capabilities=capabilities,
+                    long_running=True,
+                )
+            )
+            return func
+
+        return declare
+
+    def _add(self, tool: FunctionTool) -> None:
+        name = tool.definition.name
+        if (other := self._tools.get(name)) is not None:
+            raise ToolDeclarationError(
+                tool.function,
+                f"{other.function.__name__} ({function_path(other.function)}) already declares the "
+                f"tool {name!r} in {self.internal_name}; give one of them another name (name=...).",
+            )
+        self._tools[name] = tool
+        for client in self._clients:  # declared while connected: XIV MCP hears of it now (T7)
+            _serve_with(client, tool)
+
+    # --- in-process calls (K4) --------------------------------------------------------------
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None, *, approve: bool = True) -> ToolOutcome:
+        """Run a tool here, as XIV MCP would have it run, with no bus and no host; for sync code.
+
+        Arguments go through JSON first, as they would over the bus. `approve` is the player's
+        answer to every `call.request_approval` of the call. From async code use `call_async`.
+        """
+        if _loop_running():
+            raise RuntimeError(
+                f"Plugin.call({name!r}) runs an event loop of its own, and this thread already runs one; "
+                f"from async code write `await plugin.call_async({name!r}, ...)`."
+            )
+        return anyio.run(self._call_in_process, name, arguments, approve)
+
+    async def call_async(
+        self, name: str, arguments: dict[str, Any] | None = None, *, approve: bool = True
+    ) -> ToolOutcome:
+        """`call`, for a test that already runs an event loop."""
+        return await self._call_in_process(name, arguments, approve)
+
+    async def _call_in_process(self, name: str, arguments: dict[str, Any] | None, approve: bool) -> ToolOutcome:
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none yet"
+            raise LookupError(f"{self.internal_name} has no tool named {name!r}; its tools are: {known}.")
+        sent: dict[str, Any] = _DECODE_JSON.decode(encode_json(arguments or {}))
+        host = _InProcessHost(approve)
+        call = McpCall(host, f"{self.internal_name}-local-{next(self._call_ids)}", name, sent)
+        try:
+            result = await tool.run(sent, call if tool.long_running else None)
+        except CallCancelledError:
+            return ToolOutcome(error=_CANCELLED, progress=tuple(host.progress))
+        except Exception as exc:
+            return ToolOutcome(error=error_text(exc), progress=tuple(host.progress))
+        return ToolOutcome(result=result, progress=tuple(host.progress))
+
+    # --- on the bus -------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def connected(self, bus: str | None = None) -> AsyncIterator[XivMcpClient]:
+        """Serve the tools over the bus while the block runs; the client is there for jobs and hooks.
+
+        `bus` is found as the commands find it when None ($XIVMCP_BUS, else the running host's).
+        """
+        client = XivMcpClient(self.internal_name, bus=bus)
+        for tool in self._tools.values():
+            _serve_with(client, tool)
+        async with client:
+            self._clients.append(client)
+            try:
+                yield client
+            finally:
+                self._clients.remove(client)
+
+    def run(self, *, bus: str | None = None, argv: Sequence[str] | None = None) -> None:
+        """Serve the tools until Ctrl-C: the entry point of a plugin process (``plugin.run()``).
+
+        Without `bus`, the command line says where (``--bus``, ``--data-dir``, ``-v``; from
+        `argv`, by default the process's own); with `bus`, the command line is not read.
+        """
+        if bus is None:
+            bus = parse_command_line(self.internal_name, argv)
+        run_on_asyncio(self._serve, bus)
+
+    async def _serve(self, bus: str) -> None:
+        async with self.connected(bus):
+            await anyio.sleep_forever()
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _serve_with(client: XivMcpClient, tool: FunctionTool) -> None:
+    """Hand a declared tool to a client, which registers it and answers its calls."""
+
+    async def answer(arguments: dict[str, Any]) -> object:
+        return await tool.run(arguments, None)
+
+    async def run_long(call: McpCall) -> object:
+        return await tool.run(call.args, call)
+
+    if tool.long_running:
+        client.add_long_running_tool(tool.definition, run_long)
+    else:
+        client.add_tool(tool.definition, answer)
+
+
+def _refuse_bare(function: Callable[..., object], decorator: str) -> None:
+    raise ToolDeclarationError(
+        function,
+        f"@plugin.{decorator} needs to be called, with what the tool does: write "
+        f"@plugin.{decorator}(read_only=True) for a tool that changes nothing, or @plugin.{decorator}("
+        'capabilities=["game_ui"]) for one that acts.',
+    )
+
+
+class _InProcessHost:
+    """What an `McpCall` run by `Plugin.call` asks XIV MCP for, answered here: progress is kept,
+    approvals get the test's answer, and any other gate says it needs a real host."""
+
+    def __init__(self, approve: bool) -> None:
+        self.approve = approve
+        self.progress: list[str] = []
+
+    def queue_progress(self, call_id: str, text: str) -> None:
+        self.progress.append(text)
+
+    async def host_call(self, gate: str, *args: str) -> dict[str, Any]:
+        if gate in (Gate.REQUEST_APPROVAL, Gate.GET_APPROVAL):
+            return {"approvalId": f"{args[0]}-approval", "state": "approved" if self.approve else "denied"}
+        raise HostReplyError(
+            f"{gate} needs XIV MCP, and a tool run by Plugin.call runs without it; test this part with a "
+            "system (`async with plugin.connected(bus)`) instead."
+        )
