@@ -1,23 +1,31 @@
-"""MyPlugin: the seeds' example tools, written with the plugin-side client.
+"""MyPlugin: the seeds' example tools, written with the plugin-side client, acting on the simulated game.
 
     python -m plugins_sample.myplugin --bus tcp://127.0.0.1:37520
 
 Tools: `myplugin_status` (read-only), `myplugin_set_flag` (checks its arguments as the seed
 does), `myplugin_follow` / `myplugin_stop`, `myplugin_farm` (long-running: progress, safe to
 cancel), `myplugin_restock` (asks the player's approval mid-call, with the price).
-The plugin keeps its own small world (whom it follows, the flag, kills, gil); the simulated
-game takes that role once it exists. It prints a line on stdout for each tool XIV MCP accepted
-(with the plugin's state) and when farming starts and stops, for people and for tests.
+
+Every change is the game's (`game.GameClient` over this process's own bus connection), so the game
+records it as MyPlugin's and XIV MCP checks it against what each tool declared (T2). MyPlugin
+itself remembers only whom it follows and how many kills it farmed. Without a game on the bus a
+tool that acts says so ("start it with `xivmcp game`"); `myplugin_status` and `myplugin_stop` still
+answer, since there is nothing to read or to stop. It prints a line on stdout for each tool XIV
+MCP accepted (with the plugin's state), each walk and purchase, and when farming starts and stops,
+for people and for tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, TypeVar
 
 import anyio
 
+from game import GameClient, GameError, GameUnavailableError, ItemInfo, Zone
 from gates.plugin import (
     CallCancelledError,
     HostReplyError,
@@ -30,7 +38,12 @@ from gates.plugin import (
 
 from ._run import parse_args, run, say
 
-NAME = "MyPlugin"
+NAME: Final = "MyPlugin"
+FOLLOW_RANGE: Final = 2.0
+"""Yalms MyPlugin stops short of whom it follows (a walk to a point goes all the way)."""
+GIL: Final = 1
+"""The catalog's currency id of gil."""
+T = TypeVar("T")
 
 FLAG_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -42,6 +55,14 @@ FLAG_SCHEMA: dict[str, Any] = {
         "name": {"type": "string", "description": "What the spot is (shown as the map window title)."},
     },
     "required": ["x", "y"],
+}
+
+FOLLOW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "x": {"type": "number", "description": "World X of a point to walk to instead, in yalms (with z)."},
+        "z": {"type": "number", "description": "World Z of that point, in yalms (with x)."},
+    },
 }
 
 FARM_SCHEMA: dict[str, Any] = {
@@ -60,97 +81,221 @@ RESTOCK_SCHEMA: dict[str, Any] = {
     },
 }
 
-PRICE_PER_ITEM = 320
-
 
 @dataclass
-class World:
-    """MyPlugin's own state, standing in for the game."""
+class Memory:
+    """What MyPlugin itself remembers between calls; everything else is the game's."""
 
-    zone: str = "Kozama'uka"
-    target: str = "Wuk Lamat"
     following: str | None = None
-    flag: dict[str, Any] | None = None
     kills: int = 0
-    gil: int = 100_000
-    potions: int = 0
+
+
+async def on_game(action: Awaitable[T]) -> T:
+    """The game's answer, or an error the assistant can act on (the game's own messages are for authors)."""
+    try:
+        return await action
+    except GameUnavailableError:
+        raise McpToolError(
+            "The game is not running, so MyPlugin can't act on it. Start it with `xivmcp game` "
+            "(or `xivmcp up`), then call again."
+        ) from None
+    except GameError as exc:
+        raise McpToolError(f"The game refused: {exc.message}") from None
 
 
 def _number(args: dict[str, Any], key: str) -> float:
     value = args.get(key)
     if value is None:
         raise McpToolError(f"'{key}' is required.")
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise McpToolError(f"'{key}' must be a number, such as 21.4; got {value!r}.")
     return float(value)
 
 
-def build(client: XivMcpClient, world: World, seconds_per_kill: float) -> None:
-    def status(args: dict[str, Any]) -> dict[str, Any]:
-        return {"following": world.following, "flag": world.flag, "kills": world.kills, "gil": world.gil}
+def _whole(args: dict[str, Any], key: str, low: int, high: int | None = None) -> int | None:
+    """A whole-number argument within its bounds, or None when it was left out."""
+    value = args.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise McpToolError(f"'{key}' must be a whole number {bounds}; got {value!r}.")
+    return value
 
-    def set_flag(args: dict[str, Any]) -> dict[str, Any]:
+
+def _zone(zones: list[Zone], wanted: str) -> Zone:
+    text = wanted.strip()
+    for zone in zones:
+        if (text.isdigit() and zone.territory == int(text)) or zone.name.lower() == text.lower():
+            return zone
+    names = ", ".join(z.name for z in zones)
+    raise McpToolError(f"There is no zone called {wanted!r}. Use one of: {names} (or a territory id).")
+
+
+def _item(items: list[ItemInfo], wanted: str) -> ItemInfo:
+    sold = [i for i in items if i.price > 0 and i.currency == GIL]
+    for item in sold:
+        if item.name.lower() == wanted.strip().lower():
+            return item
+    names = ", ".join(i.name for i in sold)
+    raise McpToolError(f"The vendor sells no {wanted!r} for gil. It sells: {names}.")
+
+
+class MyPlugin:
+    """The tools' handlers, over the game."""
+
+    def __init__(self, game: GameClient, seconds_per_kill: float) -> None:
+        self.game = game
+        self.memory = Memory()
+        self.seconds_per_kill = seconds_per_kill
+
+    async def status(self, args: dict[str, Any]) -> dict[str, Any]:
+        memory = self.memory
+        answer: dict[str, Any] = {
+            "following": memory.following,
+            "kills": memory.kills,
+            "flag": None,
+            "gil": None,
+            "zone": None,
+            "moving": None,
+        }
+        try:
+            flag, player = await self.game.flag(), await self.game.player()
+        except GameError as exc:  # still worth answering: what MyPlugin itself knows
+            return {**answer, "game": str(exc)}
+        if flag is not None:
+            answer["flag"] = {"zone": flag.zone, "x": flag.x, "y": flag.y, "name": flag.name}
+        return {**answer, "gil": player.player.gil, "zone": player.zone, "moving": player.moving, "game": "running"}
+
+    async def set_flag(self, args: dict[str, Any]) -> dict[str, Any]:
         x, y = _number(args, "x"), _number(args, "y")
         if not (1 <= x <= 42 and 1 <= y <= 42):
             raise McpToolError(f"({x:g}, {y:g}) is off the map: map coordinates run from 1 to 42.")
-        zone = args.get("zone")
-        open_map = args.get("open_map", True)
-        if zone is not None and not isinstance(zone, str):
-            raise McpToolError(f"'zone' must be a zone name or territory id as a string; got {zone!r}.")
+        zone_arg, open_map, name = args.get("zone"), args.get("open_map", True), args.get("name")
+        if zone_arg is not None and not isinstance(zone_arg, str):
+            raise McpToolError(f"'zone' must be a zone name or territory id as a string; got {zone_arg!r}.")
         if not isinstance(open_map, bool):
             raise McpToolError(f"'open_map' must be true or false; got {open_map!r}.")
-        world.flag = {"zone": zone or world.zone, "x": x, "y": y, "name": args.get("name")}
+        if name is not None and not isinstance(name, str):
+            raise McpToolError(f"'name' must be a string, such as \"Summit\"; got {name!r}.")
+        territory = None
+        if zone_arg is not None:
+            territory = _zone(await on_game(self.game.zones()), zone_arg).territory
+        await on_game(self.game.set_flag(x, y, territory=territory, name=name or None))
+        flag = await on_game(self.game.flag())
+        zone = flag.zone if flag is not None else zone_arg
+        if open_map:
+            await on_game(self.game.open_window("Map", text=name or f"{zone} ({x:.1f}, {y:.1f})"))
         return {"zone": zone, "x": x, "y": y, "mapOpened": open_map}
 
-    def follow(args: dict[str, Any]) -> dict[str, Any]:
-        world.following = world.target
-        return {"following": world.following}
+    async def follow(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Walk toward the target (an aetheryte of this zone: what the simulated game places), or a point."""
+        if "x" in args or "z" in args:
+            goal_x, goal_z, following, stop_short = _number(args, "x"), _number(args, "z"), None, 0.0
+        else:
+            player = await on_game(self.game.player())
+            target = player.player.target
+            if target is None:
+                raise McpToolError(
+                    "Nobody is targeted. Target someone in the game first, or pass 'x' and 'z' (a world point, "
+                    "in yalms) to walk there."
+                )
+            zones = await on_game(self.game.zones())
+            zone = next((z for z in zones if z.territory == player.player.territory), None)
+            if zone is None:
+                raise McpToolError(
+                    f"The game has no zone {player.player.territory}, where the character is; "
+                    "start it with a world whose zones include it."
+                )
+            spot = next((a for a in zone.aetherytes if a.name.lower() == target.lower()), None)
+            if spot is None:
+                seen = ", ".join(a.name for a in zone.aetherytes) or "none"
+                raise McpToolError(
+                    f"MyPlugin can't see where {target} is: in {zone.name} the game places only its aetherytes "
+                    f"({seen}). Target one of them, or pass 'x' and 'z' to walk to a point."
+                )
+            goal_x, goal_z, following, stop_short = spot.position.x, spot.position.z, target, FOLLOW_RANGE
+        here = (await on_game(self.game.position())).position
+        distance = math.hypot(goal_x - here.x, goal_z - here.z)
+        if distance > stop_short:
+            share = (distance - stop_short) / distance
+            to_x, to_z = here.x + (goal_x - here.x) * share, here.z + (goal_z - here.z) * share
+            walk = await on_game(self.game.move_to(to_x, to_z))
+            say(f"{NAME}: walking to ({to_x:.1f}, {to_z:.1f})")
+            eta = walk.eta
+        else:
+            eta = 0.0
+        self.memory.following = following
+        return {"following": following, "to": {"x": goal_x, "z": goal_z}, "distance": round(distance, 1), "eta": eta}
 
-    def stop(args: dict[str, Any]) -> dict[str, Any]:
-        was, world.following = world.following, None
-        return {"stopped": was is not None}
+    async def stop(self, args: dict[str, Any]) -> dict[str, Any]:
+        was_following, self.memory.following = self.memory.following, None
+        try:
+            movement = (await self.game.state()).movement
+            walking = movement is not None and movement.by == NAME  # someone else's walk is not ours to stop
+            if walking:
+                await self.game.stop()
+        except GameUnavailableError:
+            walking = False  # no game: nothing walks
+        except GameError as exc:
+            raise McpToolError(f"The game refused to stop: {exc.message}") from None
+        return {"stopped": walking or was_following is not None}
 
-    async def farm(call: McpCall) -> dict[str, Any]:
-        minutes = call.args.get("minutes", 60)
-        target = call.args.get("kills")
-        if not isinstance(minutes, int) or isinstance(minutes, bool) or not 1 <= minutes <= 600:
-            raise McpToolError(f"'minutes' must be a whole number from 1 to 600; got {minutes!r}.")
-        if target is not None and (not isinstance(target, int) or isinstance(target, bool) or target < 1):
-            raise McpToolError(f"'kills' must be a whole number of at least 1; got {target!r}.")
+    async def farm(self, call: McpCall) -> dict[str, Any]:
+        minutes = _whole(call.args, "minutes", 1, 600)
+        minutes = 60 if minutes is None else minutes
+        target = _whole(call.args, "kills", 1)
+        memory = self.memory
+        # A fight someone else started (AutoDuty, the player) is not MyPlugin's to end afterwards.
+        started_fight = bool((await on_game(self.game.start_combat())).changes)
         deadline = anyio.current_time() + minutes * 60
         say(f"{NAME}: farming ({call.id})")
         try:
-            while anyio.current_time() < deadline and (target is None or world.kills < target):
-                await call.sleep(seconds_per_kill)  # raises CallCancelledError when cancelled
-                world.kills += 1
-                call.progress(f"{world.kills} kills")
-            return {"kills": world.kills}
+            while anyio.current_time() < deadline and (target is None or memory.kills < target):
+                await call.sleep(self.seconds_per_kill)  # raises CallCancelledError when cancelled
+                memory.kills += 1
+                call.progress(f"{memory.kills} kills")
+            return {"kills": memory.kills}
         except CallCancelledError:
-            call.progress(f"Stopped safely after {world.kills} kills.")
-            say(f"{NAME}: stopped farming safely after {world.kills} kills ({call.id})")
+            call.progress(f"Stopped safely after {memory.kills} kills.")
+            say(f"{NAME}: stopped farming safely after {memory.kills} kills ({call.id})")
             raise
+        finally:
+            if started_fight:
+                with anyio.move_on_after(5, shield=True):  # also when the call is cancelled under it
+                    try:
+                        await self.game.end_combat()
+                    except GameError as exc:
+                        say(f"{NAME}: could not leave combat: {exc}")
 
-    async def restock(call: McpCall) -> dict[str, Any]:
-        item = call.args.get("item", "Hi-Potion")
-        count = call.args.get("count", 10)
-        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 999:
-            raise McpToolError(f"'count' must be a whole number from 1 to 999; got {count!r}.")
-        price = count * PRICE_PER_ITEM
-        if price > world.gil:
-            raise McpToolError(f"{count} {item} cost {price:,} gil but only {world.gil:,} gil are left; buy fewer.")
-        if not await call.request_approval("spend_gil", f"Buy {count} {item} for {price:,} gil"):
+    async def restock(self, call: McpCall) -> dict[str, Any]:
+        wanted = call.args.get("item", "Hi-Potion")
+        if not isinstance(wanted, str):
+            raise McpToolError(f"'item' must be an item's name, such as \"Hi-Potion\"; got {wanted!r}.")
+        count = _whole(call.args, "count", 1, 999)
+        count = 10 if count is None else count
+        item = _item(await on_game(self.game.items()), wanted)
+        price = count * item.price
+        gil = (await on_game(self.game.player())).player.gil
+        if price > gil:
+            raise McpToolError(f"{count} {item.name} cost {price:,} gil but only {gil:,} gil are left; buy fewer.")
+        if not await call.request_approval("spend_gil", f"Buy {count} {item.name} for {price:,} gil"):
             raise McpToolError("The player declined the purchase; nothing was bought.")
-        world.gil -= price
-        world.potions += count
-        return {"bought": count, "item": item, "gil": price, "gilLeft": world.gil}
+        await on_game(self.game.buy(item.item_id, count))
+        left = (await on_game(self.game.player())).player.gil
+        say(f"{NAME}: bought {count} {item.name} for {price:,} gil")
+        return {"bought": count, "item": item.name, "gil": price, "gilLeft": left}
 
+
+def build(client: XivMcpClient, plugin: MyPlugin) -> None:
     client.add_tool(
         ToolDefinition(
             name="myplugin_status",
-            description="Whom My Plugin is following right now, if anyone, with its flag, kills and gil.",
+            description="Whom My Plugin is following right now, if anyone, with the kills it farmed, "
+            "the map flag and the character's gil.",
             read_only=True,
         ),
-        status,
+        plugin.status,
     )
     client.add_tool(
         ToolDefinition(
@@ -160,23 +305,25 @@ def build(client: XivMcpClient, world: World, seconds_per_kill: float) -> None:
             capabilities=["game_ui"],
             input_schema=FLAG_SCHEMA,
         ),
-        set_flag,
+        plugin.set_flag,
     )
     client.add_tool(
         ToolDefinition(
             name="myplugin_follow",
-            description="Follows the current target on foot until myplugin_stop is called.",
+            description="Walks the character up to the current target (an aetheryte in this simulated game), "
+            "or to a world point 'x', 'z', until it arrives or myplugin_stop is called.",
             capabilities=["move_character"],
+            input_schema=FOLLOW_SCHEMA,
         ),
-        follow,
+        plugin.follow,
     )
     client.add_tool(
         ToolDefinition(
             name="myplugin_stop",
-            description="Stops following (see myplugin_follow).",
+            description="Stops following (see myplugin_follow): the character stops where it is.",
             capabilities=["move_character"],
         ),
-        stop,
+        plugin.stop,
     )
     client.add_long_running_tool(
         ToolDefinition(
@@ -186,16 +333,16 @@ def build(client: XivMcpClient, world: World, seconds_per_kill: float) -> None:
             capabilities=["move_character", "combat"],
             input_schema=FARM_SCHEMA,
         ),
-        farm,
+        plugin.farm,
     )
     client.add_long_running_tool(
         ToolDefinition(
             name="myplugin_restock",
-            description="Buys potions from the nearest vendor. Asks the player with the price first.",
-            capabilities=["move_character", "game_ui", "spend_gil"],
+            description="Buys potions from the vendor with gil. Asks the player with the price first.",
+            capabilities=["spend_gil", "move_items"],
             input_schema=RESTOCK_SCHEMA,
         ),
-        restock,
+        plugin.restock,
     )
 
 
@@ -229,7 +376,7 @@ def main() -> None:
         async with XivMcpClient(NAME, bus=args.bus) as client:
             client.on_registration_failed(lambda message: say(f"{NAME}: XIV MCP rejected a tool: {message}"))
             client.on_registered(lambda tool, state: say(f"{NAME}: registered {tool} ({state})"))
-            build(client, World(), args.seconds_per_kill)
+            build(client, MyPlugin(GameClient(client.pi), args.seconds_per_kill))
             say(f"{NAME}: connected to {client.pi.endpoint}")
             if args.job:
                 await farm_then_report(client)

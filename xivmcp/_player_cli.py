@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from broker import PluginInterface, connect
+from game import GameClient, GameError
 from gates.host import PLAYER_HELLO_GATE, PLAYER_KEY_FILE, NotYourHostError, PlayerClient, PluginsReport
 
 from ._common import cli_peer_name, print_err, run_async
@@ -103,9 +104,29 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p.add_argument("id", nargs="?", help=argparse.SUPPRESS)
     p.add_argument("-n", "--log-lines", type=int, default=30, help="log lines to show (default 30, max 200)")
     p.set_defaults(func=_job_command)
+    command(
+        "modules",
+        "XIV MCP's own tools by module: reading and changes modes, each tool's setting",
+        lambda a: {"cmd": "modules"},
+    )
+    p = command(
+        "module",
+        "set a module's reading or changes mode (allow, ask, deny, default), or turn it on or off",
+        lambda a: {"cmd": "module", "module": a.module, "what": a.what, "mode": a.mode},
+    )
+    p.add_argument("module", help="the module's id, as `xivmcp modules` shows it (game_data, game_navigation, ...)")
+    p.add_argument("what", choices=["reading", "changes", "on", "off"])
+    p.add_argument("mode", nargs="?", choices=["allow", "ask", "deny", "default"], help="for reading or changes")
+    p = command(
+        "tool",
+        "set one of XIV MCP's own tools on its own (allow, ask, deny) or back to its module (group)",
+        lambda a: {"cmd": "tool", "tool": a.tool, "setting": a.setting},
+    )
+    p.add_argument("tool", help="the tool's name, such as set_map_flag")
+    p.add_argument("setting", choices=["group", "allow", "ask", "deny"])
     p = command(
         "advance-clock",
-        "move a --test-clock host's clock forward (tests)",
+        "move a --test-clock host's clock forward, and a --test-clock game's with it (tests)",
         lambda a: {"cmd": "advance_clock", "seconds": a.seconds},
     )
     p.add_argument("seconds", type=float)
@@ -147,6 +168,8 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
                     reply = await player.enable(fields["plugin"], fields["digest"], cmd=command["cmd"])
                 else:
                     reply = await player.command(command["cmd"], **fields)
+                if command["cmd"] == "advance_clock" and reply.get("ok"):
+                    reply["game"] = await _advance_game_clock(pi, fields["seconds"])
             except NotYourHostError as exc:
                 print_err(str(exc))
                 return 2
@@ -170,6 +193,18 @@ def _job_command(args: argparse.Namespace) -> int:
         print_err(f"{args.first!r} is not a job action: `xivmcp job pause|resume|cancel ID`, or `xivmcp job ID`.")
         return 2
     return _send(args, {"cmd": "job_control", "id": args.id, "action": args.first})
+
+
+async def _advance_game_clock(pi: PluginInterface, seconds: float) -> str:
+    """One clock for the whole system under test: the game's test clock moves with the host's."""
+    game = GameClient(pi)
+    if not game.available:
+        return "no game on the bus"
+    try:
+        now = (await game.advance_clock(seconds)).time
+    except GameError as exc:  # a game on the real clock: its time is its own
+        return str(exc)
+    return f"game clock at {now:g} s"
 
 
 def _tell_the_player(pi: PluginInterface) -> str:
@@ -213,9 +248,13 @@ def _print(cmd: str, reply: dict[str, Any]) -> None:
         _print_job(reply["job"])
     elif cmd == "audit":
         _print_audit(reply["entries"])
+    elif cmd == "modules":
+        _print_modules(reply["modules"])
     elif cmd == "call":
         result = reply.get("result")
         print(result if isinstance(result, str) else json.dumps(result))
+    elif cmd == "advance_clock":
+        print(f"host clock at {reply['now']:g} s; {reply['game']}")
     elif "message" in reply:
         print(reply["message"])
     else:
@@ -241,6 +280,18 @@ def _print_plugins(report: PluginsReport) -> None:
         for tool in card.tools:
             kind = "read-only" if tool.read_only else ", ".join(tool.capabilities)
             print(f"  tool {tool.name}: {tool.mode} ({kind})")
+
+
+def _print_modules(modules: list[dict[str, Any]]) -> None:
+    for m in modules:
+        modes = ", ".join(f"{access} {m[access]}" for access in ("reading", "changes") if m[access] is not None)
+        state = modes if m["on"] else "OFF (its tools are not offered)"
+        driven = f"; offered while {m['plugin']} is loaded" if m["plugin"] else ""
+        print(f"{m['id']} ({m['title']}): {state}{driven}")
+        for t in m["tools"]:
+            own = f" (set on its own: {t['setting']})" if t["setting"] != "group" else ""
+            mode = t["mode"] if t["available"] else "not available now"
+            print(f"  {t['name']}: {mode}{own}")
 
 
 def _print_audit(entries: list[dict[str, Any]]) -> None:

@@ -4,6 +4,7 @@
     host       running (pid 4242, since 2026-12-01T10:00:00Z)
     bus        tcp://127.0.0.1:37520: answers
     MCP        http://127.0.0.1:37521/mcp: answers (XivMcp 0.1.0, protocol 2025-11-25)
+    game       running (the simulated game; `xivmcp game state` shows the world)
     plugins    MyPlugin, RawPlugin
 
 Exit 0 when the host runs and answers, 2 otherwise (each line that is not fine says what to do).
@@ -19,6 +20,7 @@ from typing import Any
 import msgspec
 
 from broker import IpcError, connect
+from game import GAME_NAME
 from gates.contract import HOST_NAME, Gate, read_runtime
 from gates.mcp import read_mcp_token
 
@@ -44,14 +46,17 @@ def cmd_status(args: argparse.Namespace) -> int:
         bus: dict[str, Any] = {"endpoint": args.bus, "answers": False}
         host: dict[str, Any] = {"running": False}
         plugins: list[str] = []
+        game: dict[str, Any] = {"running": False}
         try:
             async with connect(args.bus, cli_peer_name(), connect_timeout=BUS_SECONDS) as pi:
                 bus["answers"] = True
                 host["running"] = pi.get_ipc_subscriber(Gate.IS_READY).has_function()
-                plugins = sorted(p for p in pi.peers if p != HOST_NAME and not p.startswith("XivMcpCli"))
+                game["running"] = GAME_NAME in pi.peers
+                others = (HOST_NAME, GAME_NAME)
+                plugins = sorted(p for p in pi.peers if p not in others and not p.startswith("XivMcpCli"))
         except IpcError as exc:
             bus["problem"] = str(exc)
-        state.update(bus=bus, host=host, plugins=plugins)
+        state.update(bus=bus, host=host, game=game, plugins=plugins)
         return 0
 
     run_async(look, verbose=args.verbose)
@@ -85,5 +90,9 @@ def _print(report: dict[str, Any], mcp_message: str) -> None:
     else:
         print(f"bus        {bus['endpoint']}: nothing answers. Start it with `xivmcp up` (or `xivmcp broker`).")
     print(f"MCP        {mcp_message}")
+    if report["game"]["running"]:
+        print("game       running (the simulated game; `xivmcp game state` shows the world)")
+    elif bus["answers"]:
+        print("game       not running: start it with `xivmcp game` (`xivmcp up` starts it too)")
     plugins = report["plugins"]
     print(f"plugins    {', '.join(plugins) if plugins else 'none connected'}")

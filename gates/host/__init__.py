@@ -13,7 +13,8 @@ plugins' gates, `_player_actions` behind the player's, `_call_path` for the assi
 
 from ._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind
 from ._audit import AUDIT_FILENAME, AuditEntry, AuditKind
-from ._calls import CANCEL_GRACE, PICKUP_LIMIT, CallOutcome
+from ._call_outcome import CallOutcome
+from ._calls import CANCEL_GRACE, PICKUP_LIMIT
 from ._clock import Clock, ManualClock, SystemClock
 from ._config import HostConfig, HostLimits
 from ._errors import ApprovalError, DataDirInUseError, DependencyError, SettingError, StoreError

@@ -13,14 +13,17 @@ from typing import Any
 
 import anyio
 
-from gates.contract import HOST_NAME, ApprovalState, ToolDefinition, encode_json, find_capability, quote
+from gates.contract import HOST_NAME, ApprovalState, PluginState, ToolDefinition, encode_json, find_capability, quote
 
 from ._approvals import PLUGIN_LEFT, Approval, ApprovalKind
 from ._audit import AuditKind
-from ._calls import CallOutcome, PluginCalls
+from ._call_outcome import CallEnd, CallOutcome
+from ._calls import PluginCalls
 from ._core_tools import CoreTools
 from ._decision import Allow, Ask, Deny
 from ._errors import ApprovalError
+from ._modules import JOBS_MODULE
+from ._side_effects import SUSPEND_WINDOW, suspension_reason
 from ._state import HostState
 
 __all__ = ["CallPath"]
@@ -40,6 +43,8 @@ class CallPath:
         self._policies = state.policies
         self._approvals = state.approvals
         self._audit = state.audit
+        self._changed = state.changed
+        self._modules = state.modules
         self._calls = calls
         self._core = core
         self.acting_refusal: Callable[[str], str | None] = lambda tool: None
@@ -66,9 +71,9 @@ class CallPath:
         registered = self._registry.get(name)
         if registered is None:
             return CallOutcome(error=self._unknown(name))
-        if registered.owner == HOST_NAME:  # XIV MCP's own tools: core trust, always allowed (A5)
-            return await self._core.call(name, arguments or {}, on_progress)
         owner, definition = registered.owner, registered.definition
+        if owner == HOST_NAME:  # XIV MCP's own tools: gated by their module (A5, W5)
+            return await self._call_core(definition, arguments or {}, on_progress, on_approval, as_step)
         if not as_step and not definition.read_only and (busy := self.acting_refusal(name)) is not None:
             return CallOutcome(error=busy)
         args_json = encode_json(arguments or {})
@@ -85,8 +90,59 @@ class CallPath:
             )
             return CallOutcome(error=decision.message)
         return await self._calls.invoke(
-            owner, name, args_json, on_progress=on_progress, on_approval=on_approval, on_started=on_started
+            owner,
+            name,
+            args_json,
+            on_progress=on_progress,
+            on_approval=on_approval,
+            on_started=on_started,
+            declared=definition.capabilities,
         )
+
+    async def _call_core(
+        self,
+        definition: ToolDefinition,
+        arguments: dict[str, Any],
+        on_progress: Callable[[str], None] | None,
+        on_approval: Callable[[Approval], None] | None,
+        as_step: bool,
+    ) -> CallOutcome:
+        """One of XIV MCP's own tools: its module's reading or changes mode decides (deny, ask,
+        allow); a tool in no module (echo, search_tools, call_tool, ...) always runs."""
+        name, read_only = definition.name, definition.read_only
+        module = self._modules.module_of(name)
+        if module is None:
+            return await self._core.call(name, arguments, on_progress)
+        acting = not read_only and module.id != JOBS_MODULE  # the job tools steer jobs, they do not act
+        if acting and not as_step and (busy := self.acting_refusal(name)) is not None:
+            return CallOutcome(error=busy)
+        session = self._policies.sessions.has(HOST_NAME, name, self._modules.session_key(name, read_only))
+        decision = self._modules.decide(name, read_only, session_approved=session)
+        if isinstance(decision, Ask):
+            access = "reading" if read_only else "changes"
+            ask = Ask(tuple(c for c in definition.capabilities if c != "read_game"))
+            decision = await self._ask_player(
+                HOST_NAME,
+                definition,
+                ask,
+                on_approval,
+                summary=f"XIV MCP wants to run {name} ({module.title}, {access})",
+            )
+        if isinstance(decision, Deny):
+            self._audit.record(
+                AuditKind.DECISION,
+                HOST_NAME,
+                name,
+                details={"decision": "deny", "reason": decision.reason, "module": module.id},
+            )
+            return CallOutcome(error=decision.message)
+        outcome = await self._core.call(name, arguments, on_progress)
+        if not read_only:
+            details: dict[str, Any] = {"ok": outcome.ok, "module": module.id, "decision": decision.reason}
+            if outcome.error is not None:
+                details["error"] = outcome.error[:500]
+            self._audit.record(AuditKind.CALL, HOST_NAME, name, details=details)
+        return outcome
 
     def _unknown(self, name: str) -> str:
         owner = self._policies.consented_owner(name)
@@ -98,10 +154,16 @@ class CallPath:
         return f"There is no tool named {quote(name)}. List the tools (tools/list) and try again."
 
     async def _ask_player(
-        self, owner: str, definition: ToolDefinition, ask: Ask, on_approval: Callable[[Approval], None] | None
+        self,
+        owner: str,
+        definition: ToolDefinition,
+        ask: Ask,
+        on_approval: Callable[[Approval], None] | None,
+        summary: str | None = None,
     ) -> Allow | Deny:
-        titles = [c.title for c in map(find_capability, ask.capabilities) if c is not None]
-        summary = f"{owner} wants to run {definition.name}" + (f" ({', '.join(titles)})" if titles else "")
+        if summary is None:
+            titles = [c.title for c in map(find_capability, ask.capabilities) if c is not None]
+            summary = f"{owner} wants to run {definition.name}" + (f" ({', '.join(titles)})" if titles else "")
         try:
             approval = self._approvals.request(
                 ApprovalKind.BEFORE_CALL, None, owner, definition.name, ask.capabilities, summary, ask
@@ -132,9 +194,30 @@ class CallPath:
             reason="declined",
         )
 
-    def call_finished(self, call_id: str, owner: str, tool: str, outcome: CallOutcome) -> None:
-        """`PluginCalls` reports each call it ends: one audit line per call."""
-        details: dict[str, Any] = {"callId": call_id, "ok": outcome.ok}
+    def call_finished(self, end: CallEnd) -> None:
+        """`PluginCalls` reports each call it ends: one audit line per call, with its effects and
+        the verdict on them (T2, A4, W4).
+
+        An undeclared effect of a call shorter than two minutes suspends the plugin and clears its
+        session approvals; a longer call is only flagged (the player may have acted meanwhile)."""
+        verdict, outcome = end.verdict, end.outcome
+        undeclared = verdict.undeclared
+        suspend = bool(undeclared) and end.seconds < SUSPEND_WINDOW
+        details: dict[str, Any] = {"callId": end.call_id, "ok": outcome.ok, "seconds": round(end.seconds, 3)}
         if outcome.error is not None:
             details["error"] = outcome.error[:500]
-        self._audit.record(AuditKind.CALL, owner, tool, details=details)
+        details.update(verdict.to_json())
+        if verdict.effects and not outcome.ok:
+            details["changedOnError"] = True  # it refused, yet the game changed: a refused call must change nothing
+        if undeclared:
+            details["verdict"] = "suspended" if suspend else "flagged (the call took two minutes or more)"
+        self._audit.record(AuditKind.CALL, end.owner, end.tool, flagged=bool(undeclared), details=details)
+        if suspend and self._policies.state(end.owner) is not PluginState.SUSPENDED:
+            self.suspend(end.owner, suspension_reason(end.tool, undeclared), tool=end.tool, call_id=end.call_id)
+
+    def suspend(self, plugin: str, reason: str, *, tool: str | None = None, call_id: str | None = None) -> None:
+        """T2, W4: suspend the plugin with a reason (its session approvals go with it) until the player lifts it."""
+        self._policies.suspend(plugin, reason)
+        details = {"reason": reason} if call_id is None else {"reason": reason, "callId": call_id}
+        self._audit.record(AuditKind.SUSPENSION, plugin, tool, flagged=True, details=details)
+        self._changed(plugin)

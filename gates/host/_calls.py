@@ -19,9 +19,9 @@ calls periodically, so tests move a manual clock instead of sleeping.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import anyio
 import anyio.abc
@@ -41,8 +41,11 @@ from gates.contract import (
 )
 
 from ._approvals import Approval
+from ._call_outcome import CallEnd, CallOutcome
 from ._clock import Clock
+from ._effect_watch import EffectWatch, Mark
 from ._ids import IdMaker
+from ._side_effects import Verdict, unchecked
 
 log = logging.getLogger("gates.calls")
 
@@ -64,28 +67,24 @@ _JSON_KINDS: Final[dict[type, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class CallOutcome:
-    """How a call ended: a result, or an error message written for the assistant."""
-
-    result: Any = None
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
 @dataclass(slots=True)
 class _Call:
     id: str
     owner: str
     tool: str
+    declared: tuple[str, ...]
     on_progress: Callable[[str], None] | None
     on_approval: Callable[[Approval], None] | None
     pickup_deadline: float | None
     """Until Invoke replies: when XIV MCP takes the plugin's loop for blocked (P7)."""
     done: anyio.Event = field(default_factory=anyio.Event)
+    """Set when the caller may stop waiting: the call ended, or XIV MCP told the caller why not (P7)."""
+    ended: anyio.Event = field(default_factory=anyio.Event)
+    concluded: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the call's effects are judged and the call reported (`CallEnd`)."""
+    reported: bool = False
+    mark: Mark | None = None
+    started: float = 0.0
     outcome: CallOutcome | None = None
     cancel_deadline: float | None = None
     told: CallOutcome | None = None
@@ -100,6 +99,7 @@ class _Call:
             return False
         self.outcome = outcome
         self.done.set()
+        self.ended.set()
         return True
 
 
@@ -111,15 +111,17 @@ class PluginCalls:
         pi: PluginInterface,
         task_group: anyio.abc.TaskGroup,
         clock: Clock,
-        on_finished: Callable[[str, str, str, CallOutcome], None] | None = None,
+        on_finished: Callable[[CallEnd], None] | None = None,
         cancel_grace: float = CANCEL_GRACE,
         pickup_limit: float = PICKUP_LIMIT,
         tag: str | None = None,
+        effects: EffectWatch | None = None,
     ) -> None:
         self._pi = pi
         self._tg = task_group
         self._clock = clock
         self._on_finished = on_finished
+        self._effects = effects
         self._grace = cancel_grace
         self._pickup = pickup_limit
         self._calls: dict[str, _Call] = {}
@@ -157,6 +159,7 @@ class PluginCalls:
         on_progress: Callable[[str], None] | None = None,
         on_approval: Callable[[Approval], None] | None = None,
         on_started: Callable[[str], None] | None = None,
+        declared: Sequence[str] = (),
     ) -> CallOutcome:
         """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background.
 
@@ -166,12 +169,19 @@ class PluginCalls:
         The plugin's Invoke runs as a task of the host, so its reply is taken even when the caller
         gives up while Invoke is still running (a quick tool's result then ends the call at once).
         An Invoke that does not reply within the pickup limit ends the wait with a message (P7).
+        The game is read just before Invoke and once the call ended; the call's effects, judged
+        against `declared`, are in its `CallEnd` (reported before this returns its outcome).
         """
-        call = _Call(self._ids.next(), owner, tool, on_progress, on_approval, self._clock.now() + self._pickup)
+        mark = await self._effects.begin() if self._effects is not None else None
+        call = _Call(
+            self._ids.next(), owner, tool, tuple(declared), on_progress, on_approval, self._clock.now() + self._pickup
+        )
+        call.mark, call.started = mark, self._clock.now()
         self._calls[call.id] = call
         if on_started is not None:
             on_started(call.id)
         self._tg.start_soon(self._invoke, call, args_json)
+        self._tg.start_soon(self._conclude, call)
         try:
             await call.done.wait()
         except anyio.get_cancelled_exc_class():
@@ -179,9 +189,22 @@ class PluginCalls:
             raise
         if call.told is not None:
             return call.told  # P7: the call stays, for its CompleteCall / FailCall, until the grace ends
+        await call.concluded.wait()  # a cancelled caller leaves this to `_conclude`, which goes on
         assert call.outcome is not None
-        self._forget(call)
         return call.outcome
+
+    async def _conclude(self, call: _Call) -> None:
+        """Once the call ended: judge what it did to the game, report it, forget it."""
+        await call.ended.wait()
+        seconds = self._clock.now() - call.started
+        verdict = unchecked("XIV MCP does not watch the game.")
+        if self._effects is not None:
+            try:
+                verdict = await self._effects.end(call.owner, call.declared, call.mark)
+            except Exception as exc:  # a task of the host: a bug here must not take the host down
+                log.exception("judging the effects of %s (%s) failed", call.tool, call.id)
+                verdict = unchecked(f"XIV MCP could not judge the call's effects ({type(exc).__name__}).")
+        self._report(call, verdict, seconds)
 
     async def _invoke(self, call: _Call, args_json: str) -> None:
         outcome: CallOutcome | None = None
@@ -236,14 +259,11 @@ class PluginCalls:
                 return None  # CompleteCall / FailCall finish it (maybe already did, from inside Invoke)
 
     def _finish(self, call: _Call, outcome: CallOutcome) -> None:
-        """End a call; if its caller already gave up, nobody else will forget it, so do it here."""
-        if call.finish(outcome) and call.cancel_deadline is not None:
-            self._forget(call)
+        call.finish(outcome)
 
     def _cancel(self, call: _Call) -> None:
         """The caller gave up (or XIV MCP did, P7): tell the plugin, and give it two minutes to finish."""
         if call.outcome is not None:
-            self._forget(call)
             return
         call.cancel_deadline = self._clock.now() + self._grace
         call.pickup_deadline = None
@@ -266,13 +286,16 @@ class PluginCalls:
         self._cancel(call)
         return True
 
-    def _forget(self, call: _Call) -> None:
-        """Drop a finished call and report it (once: the caller and `disposing` may both get here)."""
-        if self._calls.get(call.id) is not call:
+    def _report(self, call: _Call, verdict: Verdict, seconds: float) -> None:
+        """Drop a finished call and report it (once: `_conclude` and `disposing` may both get here)."""
+        if call.reported:
             return
-        del self._calls[call.id]
+        call.reported = True
+        if self._calls.get(call.id) is call:
+            del self._calls[call.id]
         if self._on_finished is not None and call.outcome is not None:
-            self._on_finished(call.id, call.owner, call.tool, call.outcome)
+            self._on_finished(CallEnd(call.id, call.owner, call.tool, call.outcome, verdict, seconds))
+        call.concluded.set()
 
     # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
 
@@ -337,7 +360,7 @@ class PluginCalls:
     def disposing(self) -> None:
         for call in list(self._calls.values()):
             call.finish(CallOutcome(error="XIV MCP is shutting down; the call was stopped."))
-            self._forget(call)
+            self._report(call, unchecked("XIV MCP shut down during the call."), self._clock.now() - call.started)
 
     def expire_due(self) -> None:
         """Give up on calls whose Invoke did not reply in time (P7), and stop waiting for cancelled
@@ -353,7 +376,6 @@ class PluginCalls:
                     )
                     call.finish(call.told or CallOutcome(error=CANCELLED))
                     call.invoke_scope.cancel()
-                    self._forget(call)
             elif call.pickup_deadline is not None and call.pickup_deadline <= now:
                 self._not_picked_up(call)
 

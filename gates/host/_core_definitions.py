@@ -2,6 +2,9 @@
 
     echo, get_plugin_status, run_self_test     what the host can do before there is a game (A12)
     start_job, get_job, ... wait               background jobs (J10, `_job_definitions.py`)
+    get_position, set_map_flag, navigate_to ...  the game tools (W5, W6, `_game_definitions.py`)
+    list_duties, run_duty, ...                 maintained integrations, offered while their plugin is
+                                               loaded (`_integrations.py`)
     list_toolsets, search_tools, call_tool     reach hundreds of tools without listing them all (P2)
 
 Lists come back as {total, showing, items}, paged with `limit` and `offset` (P5).
@@ -13,6 +16,8 @@ from typing import Any, Final
 
 from gates.contract import ToolDefinition
 
+from ._game_definitions import GAME_DEFINITIONS, GAME_OUTPUT_SCHEMAS
+from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
 from ._job_definitions import JOB_DEFINITIONS, object_schema
 
 __all__ = ["CORE_DEFINITIONS", "CORE_TOOLSET", "OUTPUT_SCHEMAS", "PAGE_DEFAULT", "PAGE_MAX", "SELF_TEST_SECONDS"]
@@ -92,6 +97,8 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         read_only=True,
     ),
     *JOB_DEFINITIONS,
+    *INTEGRATION_DEFINITIONS,
+    *GAME_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -108,4 +115,6 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         },
         ("ok", "checks"),
     ),
+    **INTEGRATION_OUTPUT_SCHEMAS,
+    **GAME_OUTPUT_SCHEMAS,
 }

@@ -19,7 +19,7 @@ import msgspec
 from broker import PluginInterface
 from gates.contract import HOST_NAME, PluginGate, PluginState, RefusedError, input_schema_of, plugin_gate, quote
 
-from ._calls import CallOutcome
+from ._call_outcome import CallOutcome
 from ._core_definitions import CORE_DEFINITIONS, CORE_TOOLSET, PAGE_DEFAULT, PAGE_MAX, SELF_TEST_SECONDS
 from ._offer import OfferedTools
 from ._registry import ToolRegistry

@@ -44,9 +44,12 @@ from ._player_protocol import (
     LiftSuspension,
     ListApprovals,
     ListJobs,
+    ListModules,
     ListPlugins,
     ReadAudit,
     SetMode,
+    SetModule,
+    SetToolSetting,
     ShowJob,
     decode_player_command,
 )
@@ -209,6 +212,12 @@ class PlayerDesk:
                 return {"calls": host.calls.running, "approvals": len(host.approvals.pending())}
             case AdvanceClock(seconds=seconds):
                 return {"now": host.player.advance_clock(seconds)}
+            case ListModules():
+                return {"modules": host.modules.cards(host.registry.read_only_of, host.pi.peers)}
+            case SetModule(module=module, what=what, mode=mode):
+                return {"message": host.player.set_module(module, what, mode)}
+            case SetToolSetting(tool=tool, setting=setting):
+                return {"message": host.player.set_core_tool(tool, setting)}
         raise AssertionError(f"unhandled player command {command!r}")
 
 

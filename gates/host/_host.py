@@ -22,19 +22,26 @@ from gates.contract import JobInfo
 
 from ._approvals import PLUGIN_LEFT, Approval, Approvals
 from ._audit import AuditLog
+from ._call_outcome import CallEnd, CallOutcome
 from ._call_path import CallPath
-from ._calls import CallOutcome, PluginCalls
+from ._calls import PluginCalls
+from ._clickers import WindowTools
 from ._clock import Clock, ManualClock, SystemClock
 from ._config import HostConfig
 from ._core_definitions import CORE_DEFINITIONS
 from ._core_tools import CoreTools, ProgressFn
 from ._dependencies import DependencyBook
+from ._effect_watch import EffectWatch
+from ._game_tools import GameTools
 from ._ids import process_tag
+from ._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
 from ._job_checks import JobChecks
 from ._job_store import JobStore
 from ._job_tools import JobTools
 from ._jobs import Jobs
 from ._listeners import Listeners
+from ._modules import MODULES, Modules
+from ._navigation import Navigation
 from ._offer import OfferedTools
 from ._player_actions import PlayerActions
 from ._plugin_requests import PluginRequests
@@ -64,6 +71,7 @@ class Host:
         self.audit = AuditLog.in_dir(config.data_dir, max_bytes=limits.audit_max_bytes, keep=limits.audit_keep)
         self._db = PolicyDatabase.in_dir(config.data_dir)
         self.policies = Policies(self._db)
+        self.modules = Modules(self._db, (*MODULES, *INTEGRATION_MODULES))
         self.registry = ToolRegistry(core=CORE_DEFINITIONS)
         tag = process_tag()  # B5: ids of this host process are never those of another
         self.approvals = Approvals(
@@ -71,14 +79,18 @@ class Host:
         )
         self.dependencies = DependencyBook()
         self.registrations = Registrations(self.registry, self.policies)
-        self.offered = OfferedTools(self.registry, self.policies)
+        self.offered = OfferedTools(self.registry, self.policies, self.modules, lambda: pi.peers)
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[str | None] = Listeners("host change")
-        self.calls = PluginCalls(pi, task_group, self.clock, on_finished=self._call_finished, tag=tag)
+        self.calls = PluginCalls(
+            pi, task_group, self.clock, on_finished=self._call_finished, tag=tag, effects=EffectWatch(pi)
+        )
         self.core_tools = CoreTools(
             pi=pi, registry=self.registry, offered=self.offered, reports=self.reports, call=self.call_tool
         )
-        state = HostState(self.registry, self.policies, self.registrations, self.approvals, self.audit, self.changed)
+        state = HostState(
+            self.registry, self.policies, self.registrations, self.approvals, self.audit, self.changed, self.modules
+        )
         self.call_path = CallPath(state, calls=self.calls, core=self.core_tools)
         self.plugin_requests = PluginRequests(
             state,
@@ -102,6 +114,15 @@ class Host:
         )
         self.jobs.load()  # J11: what was running comes back paused
         self.core_tools.add_handlers(JobTools(self.jobs).handlers())
+        game_tools = GameTools(pi)  # W5, W6, A8: the game tools, their windows and navigation share one GameAccess
+        self.core_tools.add_handlers(game_tools.handlers())
+        self.core_tools.add_handlers(WindowTools(game_tools.game).handlers())
+        self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
+        self.core_tools.add_handlers(IntegrationTools(pi).handlers())
+        # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and
+        # going (or the host's own return to the bus, which may find it gone) changes the tools.
+        pi.on_peer_change(self._integration_peer_changed)
+        pi.on_connection_change(lambda connected: self.changed(None))
         self._away: dict[str, None] = {}
         """Plugins that left with tools registered, oldest first (at most `MAX_AWAY`)."""
         self.registry.on_change(self._registry_changed)
@@ -178,8 +199,12 @@ class Host:
 
     # --- plumbing ------------------------------------------------------------------------
 
+    def _integration_peer_changed(self, name: str, joined: bool, reason: str) -> None:
+        if name in INTEGRATION_PLUGINS:
+            self.changed(None)
+
     def _registry_changed(self, change: RegistryChange) -> None:
         self.changed(change.owner)
 
-    def _call_finished(self, call_id: str, owner: str, tool: str, outcome: CallOutcome) -> None:
-        self.call_path.call_finished(call_id, owner, tool, outcome)
+    def _call_finished(self, end: CallEnd) -> None:
+        self.call_path.call_finished(end)

@@ -29,8 +29,9 @@ import anyio.abc
 from gates.contract import JobInfo, JobState, JobStep, RefusedError, StepInfo, StepState, quote
 
 from ._acting import ActingSlot
+from ._call_outcome import CallOutcome
 from ._call_path import CallPath
-from ._calls import CallOutcome, PluginCalls
+from ._calls import PluginCalls
 from ._clock import Clock
 from ._ids import IdMaker
 from ._job_checks import JobChecks

@@ -7,12 +7,14 @@ registry with their process) and the player has not set it, or one of its capabi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
 from gates.contract import HOST_NAME, Mode, ToolDefinition
 
 from ._core_definitions import CORE_DEFINITIONS, CORE_TOOLSET, OUTPUT_SCHEMAS
+from ._modules import Modules
 from ._policy import Policies
 from ._registry import ToolRegistry
 
@@ -34,13 +36,41 @@ _CORE: tuple[OfferedTool, ...] = tuple(
 
 
 class OfferedTools:
-    def __init__(self, registry: ToolRegistry, policies: Policies) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        policies: Policies,
+        modules: Modules | None = None,
+        connected: Callable[[], Collection[str]] = tuple,
+    ) -> None:
         self._registry = registry
         self._policies = policies
+        self._modules = modules
+        self._connected = connected
 
     def all(self) -> list[OfferedTool]:
         """Core tools first, then the third-party tools that may run now."""
-        return [*_CORE, *(OfferedTool(owner, definition) for owner, definition in self.third_party())]
+        return [*self.core(), *(OfferedTool(owner, definition) for owner, definition in self.third_party())]
+
+    def core(self) -> list[OfferedTool]:
+        """XIV MCP's own tools that are offered now: not those of a module turned off, nor a
+        maintained integration's while its plugin is not loaded (A5, W7)."""
+        modules = self._modules
+        if modules is None:
+            return list(_CORE)
+        connected: Collection[str] | None = None
+        offered = []
+        for tool in _CORE:
+            module = modules.module_of(tool.definition.name)
+            if module is not None:
+                if not modules.is_on(module.id):
+                    continue
+                if module.plugin is not None:
+                    connected = self._connected() if connected is None else connected
+                    if module.plugin not in connected:
+                        continue
+            offered.append(tool)
+        return offered
 
     def of(self, owner: str) -> list[OfferedTool]:
         """One plugin's tools that may run now (work in proportion to its tools alone)."""

@@ -64,6 +64,7 @@ class PlayerActions:
         self._approvals = state.approvals
         self._audit = state.audit
         self._changed = state.changed
+        self._modules = state.modules
         self._clock = clock
         self._expire_due = expire_due
 
@@ -131,12 +132,6 @@ class PlayerActions:
         self._changed(plugin)
         return self._done(plugin, f"{plugin}'s suspension is lifted.")
 
-    def suspend(self, plugin: str, reason: str) -> None:
-        """T2: an undeclared effect suspends the plugin, with a reason, until the player lifts it."""
-        self._policies.suspend(plugin, reason)
-        self._audit.record(AuditKind.SUSPENSION, plugin, flagged=True, details={"reason": reason})
-        self._changed(plugin)
-
     def set_mode(self, plugin: str, target: str, mode_text: str) -> Done:
         if mode_text not in _MODES:
             raise RefusedError(f"{quote(mode_text)} is not a mode: use allow, ask, deny or default.")
@@ -202,10 +197,44 @@ class PlayerActions:
             # "For this session" covers what was asked: the whole call before it ran, or the one
             # capability asked for during it.
             capability = approval.capabilities[0] if approval.kind is ApprovalKind.DURING_CALL else None
-            self._policies.remember(approval.plugin, registered.definition, answer, capability)
+            if approval.plugin == HOST_NAME:  # one of XIV MCP's own tools: its module's settings
+                self._remember_core(registered.definition.name, registered.definition.read_only, answer)
+            else:
+                self._policies.remember(approval.plugin, registered.definition, answer, capability)
             if answer is Answer.ALWAYS_ALLOW:
                 self._changed(approval.plugin)
         return approval
+
+    def _remember_core(self, tool: str, read_only: bool, answer: Answer) -> None:
+        if answer is Answer.APPROVE_SESSION:
+            self._policies.sessions.grant(HOST_NAME, tool, self._modules.session_key(tool, read_only))
+        elif answer is Answer.ALWAYS_ALLOW:
+            self._modules.set_tool(tool, "allow")
+
+    # --- the modules of XIV MCP's own tools (/xivmcp → Modules) --------------------------
+
+    def set_module(self, module_id: str, what: str, mode: str | None) -> str:
+        """`xivmcp module NAME reading|changes MODE` or `xivmcp module NAME on|off`."""
+        if what in ("on", "off"):
+            module = self._modules.set_on(module_id, what == "on")
+            message = f"{module.title} ({module.id}) is turned {what}."
+        else:
+            if mode is None:
+                raise SettingError(f"Say the mode: `xivmcp module {module_id} {what} allow|ask|deny|default`.")
+            module = self._modules.set_mode(module_id, what, mode)
+            message = f"{module.title} ({module.id}): {what} is now {mode}."
+        self._audit.record(AuditKind.SETTING, HOST_NAME, details={"module": module.id, "what": what, "mode": mode})
+        self._changed(None)
+        return message
+
+    def set_core_tool(self, tool: str, setting: str) -> str:
+        """`xivmcp tool NAME group|allow|ask|deny`: one of XIV MCP's own tools on its own."""
+        module = self._modules.set_tool(tool, setting)
+        self._audit.record(AuditKind.SETTING, HOST_NAME, tool, details={"setting": setting})
+        self._changed(None)
+        if setting == "group":
+            return f"{tool} follows {module.title} ({module.id}) again."
+        return f"{tool} is set to {setting} on its own ({module.title})."
 
     def advance_clock(self, seconds: float) -> float:
         if not isinstance(self._clock, ManualClock):

@@ -27,10 +27,13 @@ __all__ = [
     "KeepDisabled",
     "LiftSuspension",
     "ListApprovals",
+    "ListModules",
     "ListPlugins",
     "PlayerCommand",
     "ReadAudit",
     "SetMode",
+    "SetModule",
+    "SetToolSetting",
     "decode_player_command",
 ]
 
@@ -125,6 +128,24 @@ class AdvanceClock(_Command, tag="advance_clock"):
     seconds: float
 
 
+class ListModules(_Command, tag="modules"):
+    """The modules of XIV MCP's own tools, with their modes and each tool's setting."""
+
+
+class SetModule(_Command, tag="module"):
+    module: str
+    what: str
+    """reading or changes (then `mode`), or on / off (the whole module)."""
+    mode: str | None = None
+    """allow, ask, deny, or default."""
+
+
+class SetToolSetting(_Command, tag="tool"):
+    tool: str
+    setting: str
+    """group (follow its module), allow, ask or deny."""
+
+
 PlayerCommand = (
     ListPlugins
     | EnablePlugin
@@ -141,6 +162,9 @@ PlayerCommand = (
     | ShowJob
     | ControlJob
     | AdvanceClock
+    | ListModules
+    | SetModule
+    | SetToolSetting
 )
 
 _PLAYER_COMMAND: Final[DocumentDecoder[Any]] = DocumentDecoder(

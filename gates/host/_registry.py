@@ -84,6 +84,12 @@ class ToolRegistry:
         with self._lock:
             return self._tools.get(name)
 
+    def read_only_of(self, name: str) -> bool | None:
+        """Whether the tool only reads; None when no such tool is registered."""
+        with self._lock:
+            tool = self._tools.get(name)
+            return tool.definition.read_only if tool is not None else None
+
     def owner_of(self, name: str) -> str | None:
         with self._lock:
             tool = self._tools.get(name)

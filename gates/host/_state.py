@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ._approvals import Approvals
 from ._audit import AuditLog
+from ._modules import Modules
 from ._policy import Policies
 from ._registrations import Registrations
 from ._registry import ToolRegistry
@@ -28,3 +29,5 @@ class HostState:
     changed: Callable[[str | None], None]
     """Call with the plugin concerned after anything that can change which of its tools may run
     (a decision, a setting), so the MCP front looks at that plugin alone."""
+    modules: Modules
+    """The player's settings for XIV MCP's own tools."""

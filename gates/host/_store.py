@@ -20,12 +20,13 @@ from typing import Final
 from gates.contract import Mode
 
 from ._errors import StoreError
+from ._modules import Access, ModuleSettings
 from ._records import PluginRecord
 
 __all__ = ["DB_FILENAME", "SCHEMA_VERSION", "PolicyDatabase"]
 
 DB_FILENAME: Final = "xivmcp.db"
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 _SCHEMA_V1: Final = """
 CREATE TABLE plugins (
@@ -70,12 +71,34 @@ def _run_script(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
+_SCHEMA_V2: Final = """
+CREATE TABLE module_modes (
+    module TEXT NOT NULL,
+    access TEXT NOT NULL,
+    mode   TEXT NOT NULL,
+    PRIMARY KEY (module, access)
+);
+CREATE TABLE modules_off (
+    module TEXT PRIMARY KEY
+);
+CREATE TABLE core_tool_modes (
+    tool TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+)
+"""
+"""Version 2: the player's settings for XIV MCP's own tools (the modules, `_modules.py`)."""
+
+
 def _create_v1(db: sqlite3.Connection) -> None:
     _run_script(db, _SCHEMA_V1)
 
 
+def _add_modules_v2(db: sqlite3.Connection) -> None:
+    _run_script(db, _SCHEMA_V2)
+
+
 # Entry i takes the database from schema version i to i + 1.
-_MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_create_v1,)
+_MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_create_v1, _add_modules_v2)
 
 
 class PolicyDatabase:
@@ -218,3 +241,44 @@ class PolicyDatabase:
             "INSERT INTO tool_modes (owner, tool, mode) VALUES (?, ?, ?)",
             [(owner, tool, mode.value) for tool, mode in record.tool_modes.items()],
         )
+
+    # ------------------------------------------------------------------ ModuleStore
+
+    def load_module_settings(self) -> ModuleSettings:
+        with self._lock:
+            try:
+                settings = ModuleSettings()
+                for module, access, mode in self._db.execute("SELECT module, access, mode FROM module_modes"):
+                    settings.modes[(module, Access(access))] = Mode(mode)
+                settings.off = {module for (module,) in self._db.execute("SELECT module FROM modules_off")}
+                for tool, mode in self._db.execute("SELECT tool, mode FROM core_tool_modes"):
+                    settings.tools[tool] = Mode(mode)
+                return settings
+            except (sqlite3.Error, ValueError) as exc:
+                raise StoreError(f"Can't read the module settings from {self.path}: {exc}") from exc
+
+    def save_module_settings(self, settings: ModuleSettings) -> None:
+        """Replaces the module settings in one committed transaction."""
+        with self._lock:
+            try:
+                db = self._db
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.execute("DELETE FROM module_modes")
+                    db.execute("DELETE FROM modules_off")
+                    db.execute("DELETE FROM core_tool_modes")
+                    db.executemany(
+                        "INSERT INTO module_modes (module, access, mode) VALUES (?, ?, ?)",
+                        [(m, a.value, mode.value) for (m, a), mode in settings.modes.items()],
+                    )
+                    db.executemany("INSERT INTO modules_off (module) VALUES (?)", [(m,) for m in sorted(settings.off)])
+                    db.executemany(
+                        "INSERT INTO core_tool_modes (tool, mode) VALUES (?, ?)",
+                        [(t, mode.value) for t, mode in settings.tools.items()],
+                    )
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"Can't save the module settings to {self.path}: {exc}") from exc

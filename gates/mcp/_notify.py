@@ -42,7 +42,7 @@ from mcp.server.subscriptions import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gates.contract import JobInfo, encode_json
+from gates.contract import HOST_NAME, JobInfo, encode_json
 from gates.host import AuditEntry, Host
 
 __all__ = ["AUDIT_URI", "JOBS_URI", "PLUGINS_URI", "Notifier", "Sessions", "session_id_of"]
@@ -169,9 +169,12 @@ class Notifier:
         """What each plugin offered when the sessions were last told, as a signature."""
         self._cards: dict[str, str] = {}
         """Each plugin's card when the plugins resource was last announced, as a signature."""
+        self._tools[HOST_NAME] = self.tools_signature(HOST_NAME)
 
     def tools_signature(self, plugin: str) -> str:
-        return encode_json(self.host.offered.of(plugin))
+        offered = self.host.offered
+        # XIV MCP's own tools come and go too: a module turned off, an integration's plugin leaving.
+        return encode_json(offered.core() if plugin == HOST_NAME else offered.of(plugin))
 
     def card_signature(self, plugin: str) -> str:
         reports = self.host.reports
@@ -198,7 +201,7 @@ class Notifier:
         return tools_changed, cards_changed
 
     def _everyone(self) -> set[str]:
-        return {*self.host.reports.names(), *self._tools, *self._cards}
+        return {HOST_NAME, *self.host.reports.names(), *self._tools, *self._cards}
 
     def _mark(self, what: str) -> None:
         self._dirty.add(what)

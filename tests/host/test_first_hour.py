@@ -58,6 +58,8 @@ async def test_a_running_system_is_found_by_its_runtime_file(system: XivMcpSyste
 
 async def test_the_player_sees_what_a_call_waits_for_and_its_progress(system: XivMcpSystem, myplugin: Process) -> None:
     data = ["--data-dir", str(system.data_dir)]
+    if system.game is None:
+        await anyio.to_thread.run_sync(system.start_game, "--test-clock")  # what MyPlugin's farm fights in
     await run(*xivmcp_argv("enable", "MyPlugin", *data))
     await run(*xivmcp_argv("mode", "MyPlugin", "move_character", "allow", *data))
     await run(*xivmcp_argv("mode", "MyPlugin", "combat", "allow", *data))

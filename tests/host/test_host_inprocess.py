@@ -45,7 +45,7 @@ async def test_t2_a_suspended_plugin_is_refused_with_its_reason_until_the_player
         await player.ok("enable", plugin="TestPeer")
         await player.set_modes("TestPeer", game_ui="allow")
         reason = "testpeer_buy spent 1,200 gil without declaring spend_gil"
-        host.player.suspend("TestPeer", reason)
+        host.call_path.suspend("TestPeer", reason)
 
         status = await ok(plugin.pi, "GetStatus", "TestPeer")
         assert (status["state"], status["canRun"], status["suspendReason"]) == ("suspended", False, reason)

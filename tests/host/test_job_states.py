@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gates.contract import JobState, JobStep, RefusedError, StepState
-from gates.host._calls import CallOutcome
+from gates.host._call_outcome import CallOutcome
 from gates.host._clock import ManualClock
 from gates.host._core_definitions import CORE_DEFINITIONS
 from gates.host._job_checks import JobChecks

@@ -281,6 +281,7 @@ async def test_the_sample_starts_farm_then_report_and_the_player_follows_it(tmp_
     # SPEC: G10, J9
     with XivMcpSystem(tmp_path, "--test-clock", "--no-mcp", "--auto-enable") as system:
         system.start()
+        system.start_game("--test-clock")  # what MyPlugin's farm fights in
         sample = system.start_plugin("plugins_sample.myplugin", "--job", "--seconds-per-kill", "0.01")
         started = await sample.expect("MyPlugin: started job ")
         job_id = started.split()[3]

@@ -109,6 +109,7 @@ async def test_g11_a5_after_a_host_restart_plugins_register_again_by_themselves_
     fresh_system: XivMcpSystem,
 ) -> None:
     system = fresh_system
+    system.start_game("--test-clock")  # what MyPlugin's tools act on
     myplugin = system.start_plugin("plugins_sample.myplugin")
     await myplugin.expect("MyPlugin: registered myplugin_restock (undecided)")
     async with player_on(system) as player, anyio.create_task_group() as tg:
@@ -141,6 +142,7 @@ async def test_g11_ready_and_disposing_are_broadcast_and_plugins_stop_running_ca
     fresh_system: XivMcpSystem,
 ) -> None:
     system = fresh_system
+    system.start_game("--test-clock")  # what MyPlugin's farm fights in
     myplugin = system.start_plugin("plugins_sample.myplugin", "--seconds-per-kill", "1000")
     await myplugin.expect("MyPlugin: registered myplugin_restock (undecided)")
     async with player_on(system) as player, anyio.create_task_group() as tg:
@@ -185,6 +187,7 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
     fresh_system: XivMcpSystem,
 ) -> None:
     system = fresh_system
+    system.start_game("--test-clock")  # what MyPlugin's farm fights in
     myplugin = system.start_plugin("plugins_sample.myplugin", "--seconds-per-kill", "1000")
     await myplugin.expect("MyPlugin: registered myplugin_restock (undecided)")
     async with player_on(system) as player, anyio.create_task_group() as tg:

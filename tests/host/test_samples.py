@@ -1,9 +1,10 @@
 """The sample plugins as real processes on a real host process: calls, decisions, approvals, Cancel.
 
-One system for the module: `xivmcp broker`, `xivmcp host --test-clock`, and the samples MyPlugin,
-RawPlugin and GrowingPlugin, all enabled once. Each test sets the modes it relies on first, so
-the tests do not depend on each other's order. The test's own peer is the player (the key from
-the data dir) and, where a test needs one, a plugin of its own.
+One system for the module: `xivmcp broker`, `xivmcp game --test-clock` (what MyPlugin acts on),
+`xivmcp host --test-clock`, and the samples MyPlugin, RawPlugin and GrowingPlugin, all enabled
+once. Each test sets the modes it relies on first, so the tests do not depend on each other's
+order. The test's own peer is the player (the key from the data dir) and, where a test needs
+one, a plugin of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import anyio
 import pytest
 
 import broker
+from game import GameClient
 from gates.plugin import McpToolError, ToolDefinition, XivMcpClient
 
 from ._system import (
@@ -46,6 +48,7 @@ class Samples:
 
 @pytest.fixture(scope="module")
 def samples(system: XivMcpSystem) -> Iterator[Samples]:
+    system.start_game("--test-clock")
     myplugin = system.start_plugin("plugins_sample.myplugin", "--seconds-per-kill", "1000")
     raw = system.start_plugin("plugins_sample.raw_gates")
     growing = system.start_plugin("plugins_sample.growing")
@@ -70,10 +73,30 @@ class Desk:
         self.pi = pi
         self.samples = samples
         self.player = Player(pi, samples.system.data_dir)
+        self.game = GameClient(pi)
+
+    async def target_the_aetheryte(self) -> None:
+        """Give myplugin_follow someone to follow: Tuliyollal's aetheryte, near where the character stands."""
+        await self.game.set_position(x=-20.0, z=12.0, territory=1185)
+        await self.game.set_target("Tuliyollal")
 
     async def status(self) -> dict[str, Any]:
         result: dict[str, Any] = await self.player.result("myplugin_status")
         return result
+
+
+async def audited_calls(player: Player, plugin: str, *call_ids: str) -> list[dict[str, Any]]:
+    """The audit log's lines for these calls of `plugin`, once every one is written.
+
+    The host writes a call's line after reading what it did to the game; for a call whose caller
+    gave up, that is after the plugin had its answer to FailCall / CompleteCall. Each look is a
+    round trip to the host (the player's `audit`), repeated until the lines are there."""
+    with anyio.fail_after(WAIT):
+        while True:
+            entries = (await player.ok("audit", plugin=plugin, limit=200))["entries"]
+            calls = [e for e in entries if e["kind"] == "call" and e["details"].get("callId") in call_ids]
+            if {c["details"]["callId"] for c in calls} == set(call_ids):
+                return calls
 
 
 @asynccontextmanager
@@ -115,6 +138,7 @@ async def test_a3_t1_deny_refuses_the_call_before_the_plugin_runs(samples: Sampl
         await d.player.set_modes("MyPlugin", myplugin_follow="default", myplugin_stop="default")
         await d.player.set_modes("MyPlugin", move_character="allow")
         await d.player.result("myplugin_stop")
+        await d.target_the_aetheryte()
         await d.player.set_modes("MyPlugin", move_character="deny")
         error = await d.player.error("myplugin_follow")
         assert error == (
@@ -123,9 +147,13 @@ async def test_a3_t1_deny_refuses_the_call_before_the_plugin_runs(samples: Sampl
         )
         assert (await d.status())["following"] is None  # the handler never ran
         await d.player.set_modes("MyPlugin", move_character="allow")
-        assert await d.player.result("myplugin_follow") == {"following": "Wuk Lamat"}
-        assert (await d.status())["following"] == "Wuk Lamat"
-        await d.player.result("myplugin_stop")
+        followed = await d.player.result("myplugin_follow")
+        assert (followed["following"], followed["to"]) == ("Tuliyollal", {"x": -24.0, "z": 8.0})
+        assert (await d.status())["following"] == "Tuliyollal"
+        walk = await d.game.state()
+        assert walk.movement is not None and walk.movement.by == "MyPlugin"  # the game's walk, as MyPlugin's
+        assert await d.player.result("myplugin_stop") == {"stopped": True}
+        assert not (await d.game.position()).moving
 
 
 async def test_a3_ask_then_approve_decline_or_let_the_window_time_out(samples: Samples) -> None:
@@ -133,6 +161,7 @@ async def test_a3_ask_then_approve_decline_or_let_the_window_time_out(samples: S
         player = d.player
         await player.set_modes("MyPlugin", myplugin_follow="default", myplugin_stop="allow", move_character="ask")
         await player.result("myplugin_stop")
+        await d.target_the_aetheryte()
 
         call = start_call(tg, player, "myplugin_follow")
         approval = await player.approval("myplugin_follow")
@@ -140,7 +169,7 @@ async def test_a3_ask_then_approve_decline_or_let_the_window_time_out(samples: S
         assert approval["summary"] == "MyPlugin wants to run myplugin_follow (Move the character)"
         assert approval["secondsLeft"] == 120
         await player.answer(approval["approvalId"], "approve_once")
-        assert (await call.outcome())["result"] == {"following": "Wuk Lamat"}
+        assert (await call.outcome())["result"]["following"] == "Tuliyollal"
         await player.result("myplugin_stop")
 
         call = start_call(tg, player, "myplugin_follow")
@@ -197,13 +226,11 @@ async def test_a3_always_allow_sets_the_tool_to_allow(samples: Samples) -> None:
 async def restock(d: Desk, tg: Any, answer: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Call myplugin_restock, approve its call, answer its mid-call question; (approval, outcome)."""
     player = d.player
-    await player.set_modes(
-        "MyPlugin", myplugin_restock="default", move_character="allow", game_ui="allow", spend_gil="ask"
-    )
+    await player.set_modes("MyPlugin", myplugin_restock="default", move_items="allow", spend_gil="ask")
     call = start_call(tg, player, "myplugin_restock", {"count": 10})
     before = await player.approval("myplugin_restock")
     # the window before the call shows everything the tool does; the question during it, the price
-    assert before["capabilities"] == ["move_character", "game_ui", "spend_gil"]
+    assert before["capabilities"] == ["spend_gil", "move_items"]
     assert before["kind"] == "before_call"
     await player.answer(before["approvalId"], "approve_once")
     during = await player.approval("myplugin_restock")  # asked again, now with the price
@@ -407,7 +434,8 @@ async def test_g8_j3_the_caller_giving_up_on_a_direct_call_sends_cancel_to_the_p
         tg.cancel_scope.cancel()
     assert await samples.raw.expect("RawPlugin: cancelled") == f"RawPlugin: cancelled ({call_id})"
     assert await samples.raw.expect("RawPlugin: finished") == f"RawPlugin: finished {call_id}: accepted"
-    calls = [e for e in read_audit(system.data_dir) if e["kind"] == "call" and e["details"].get("callId") == call_id]
+    async with desk(samples) as d:
+        calls = await audited_calls(d.player, "RawPlugin", call_id)
     assert [(c["tool"], c["details"]["ok"], c["details"]["error"]) for c in calls] == [
         ("rawplugin_slow", False, "Cancelled.")
     ]
@@ -433,6 +461,7 @@ async def test_g8_a_plugin_that_ignores_cancel_is_waited_for_two_minutes_then_no
         await player.ok("advance_clock", seconds=2)
         error = await refused(plugin.pi, "CompleteCall", second, '{"late": true}')
         assert error.startswith(f"No call '{second}': it already finished") and "two minutes after a Cancel" in error
+        await audited_calls(player, "Stubborn", first, second)
     outcomes = {
         e["details"]["callId"]: e["details"].get("error", "ok")
         for e in read_audit(system.data_dir)

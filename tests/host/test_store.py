@@ -45,7 +45,7 @@ def full_record() -> PluginRecord:
 
 def test_in_dir_creates_the_database_file_with_the_current_schema(data_dir: Path, database: PolicyDatabase) -> None:
     assert (data_dir / DB_FILENAME).is_file()
-    assert database.schema_version == SCHEMA_VERSION == 1
+    assert database.schema_version == SCHEMA_VERSION == 2
 
 
 def test_the_database_is_in_wal_mode_with_full_synchronous_writes(data_dir: Path, database: PolicyDatabase) -> None:

@@ -33,6 +33,7 @@ def xiv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivSystem]:
     flags = ("--auto-enable", "--test-clock", "--http", "127.0.0.1:0")
     with XivSystem(tmp_path_factory.mktemp("xivmcp"), *flags, cwd=ROOT) as system:
         system.start()
+        system.start_game("--test-clock")  # what the sample plugins' tools act on
         yield system
 
 
