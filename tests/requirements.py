@@ -73,6 +73,20 @@ RULES: Final[dict[str, str]] = {
     "B6": "A caller that gives up frees its call at the broker; in-flight limits per caller and provider.",
     "B7": "Every table and log has a bound with a clear error or rotation.",
     "B8": "Secrets never travel: the player's key by challenge and response; owner-only files.",
+    # The world (the simulated game, seeds/000 and 003)
+    "W1": "The game is a peer with gates and a client; deterministic; a test clock; a world from a file.",
+    "W2": "Every change is recorded with its process and capability; snapshots with the real host's fields.",
+    "W3": "Effects as the real host judges them; gains never count; nothing is checked while logged out.",
+    "W4": "An undeclared effect under two minutes suspends and clears session approvals; longer is flagged.",
+    "W5": "The core game tools in modules with reading and changes modes, per-tool settings, refusals.",
+    "W6": "navigate_to walks with the navigation plugin or flags and waits; wait_until_arrived times out.",
+    "W7": "Install states from the plugins on the bus; a maintained integration only while loaded.",
+    "W8": "While the host drives game windows, auto-accept plugins are paused and released after.",
+    # The plugin author's kit
+    "K1": "xivmcp check PLUGIN reports as text, JSON and JUnit what the real host would refuse or suspend.",
+    "K2": "A pytest plugin: a private system, the player, the assistant, the game, the author's plugin.",
+    "K3": "The player's decisions have a documented Python API, the same as the CLI's.",
+    "K4": "The kit runs in-process for unit tests and across processes, with the same declarations.",
 }
 
 ISSUES: Final[dict[int, tuple[str, ...]]] = {
@@ -101,5 +115,7 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
     6: (),
     # 7: background jobs: tests/host/test_jobs.py (and the placeholders' property tests).
     7: ("G10", *(f"J{n}" for n in range(1, 13)), "A7"),
+    # 8: the simulated game (game/, tests/game), side effects and the core game tools (tests/host).
+    8: ("T2", "T3", "A4", "A5", "A8", "A11", *(f"W{n}" for n in range(1, 9))),
 }
 """The rule ids each issue covers; every one must be named by some test."""

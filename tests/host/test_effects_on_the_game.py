@@ -66,6 +66,7 @@ async def gil(game: GameClient) -> int:
 
 
 async def test_an_undeclared_effect_suspends_the_plugin_until_the_player_lifts_it(effects: XivMcpSystem) -> None:
+    # SPEC: T2, W4, A4
     async with session(effects) as (player, game):
         before = await gil(game)
         assert (await player.result("effects_buy_undeclared", {"count": 2})) == {"bought": 2}
@@ -95,6 +96,7 @@ async def test_an_undeclared_effect_suspends_the_plugin_until_the_player_lifts_i
 
 
 async def test_the_same_effect_declared_is_not_held_against_the_plugin(effects: XivMcpSystem) -> None:
+    # SPEC: W3
     async with session(effects) as (player, game):
         before = await gil(game)
         await player.result("effects_buy_declared", {"count": 3})
@@ -106,6 +108,7 @@ async def test_the_same_effect_declared_is_not_held_against_the_plugin(effects: 
 
 
 async def test_gains_are_never_effects(effects: XivMcpSystem) -> None:
+    # SPEC: W3
     async with session(effects) as (player, game):
         before = await gil(game)
         await player.result("effects_gain", {"gil": 5000})
@@ -118,6 +121,7 @@ async def test_gains_are_never_effects(effects: XivMcpSystem) -> None:
 async def test_a_refused_call_changes_nothing_and_one_that_changed_the_game_is_recorded(
     effects: XivMcpSystem,
 ) -> None:
+    # SPEC: T3, A4
     async with session(effects) as (player, game):
         seq = (await game.snapshot()).seq
         assert await player.error("effects_refuse") == "Not today."
@@ -133,6 +137,7 @@ async def test_a_refused_call_changes_nothing_and_one_that_changed_the_game_is_r
 
 
 async def test_an_effect_another_process_made_during_the_call_is_not_blamed(effects: XivMcpSystem) -> None:
+    # SPEC: W2, W3
     async with session(effects) as (player, game), anyio.create_task_group() as tg:
         call = start_call(tg, player, "effects_wait_then_buy", {"buy": False})
         await effects.procs[-1].expect("Effects: waiting")
@@ -147,6 +152,7 @@ async def test_an_effect_another_process_made_during_the_call_is_not_blamed(effe
 
 
 async def test_a_call_of_two_minutes_or_more_is_only_flagged(effects: XivMcpSystem) -> None:
+    # SPEC: W4
     async with session(effects) as (player, game), anyio.create_task_group() as tg:
         call = start_call(tg, player, "effects_wait_then_buy", {"buy": True})
         await effects.procs[-1].expect("Effects: waiting")
@@ -160,6 +166,7 @@ async def test_a_call_of_two_minutes_or_more_is_only_flagged(effects: XivMcpSyst
 
 
 async def test_nothing_is_checked_while_the_player_is_logged_out(effects: XivMcpSystem) -> None:
+    # SPEC: W3
     async with session(effects) as (player, game):
         await game.set("logged_in", False)
         assert await player.result("effects_log_in") == {"loggedIn": True}

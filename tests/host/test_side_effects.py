@@ -50,6 +50,7 @@ def change(by: str, **delta: object) -> Change:
 def test_each_effect_needs_its_capabilities(
     changed: dict[str, object], effect: str, detail: str, covered_by: tuple[str, ...]
 ) -> None:
+    # SPEC: W3
     [found] = analyze(BEFORE, after(**changed), declared=[])
     assert (found.effect, found.detail, found.covered_by, found.undeclared) == (effect, detail, covered_by, True)
     for capability in covered_by:
@@ -100,6 +101,7 @@ def test_without_the_whole_log_the_whole_difference_is_judged() -> None:
 
 
 def test_the_suspension_reason_is_worded_as_the_real_host_words_it() -> None:
+    # SPEC: W4
     effects = analyze(BEFORE, after(gil=8_800, chat_sent=4), declared=[])
     assert suspension_reason("careless_buy", effects) == (
         "careless_buy: 1,200 gil spent. 1 chat message(s) sent. (not declared)"
