@@ -22,7 +22,7 @@ import jsonschema  # type: ignore[import-untyped]  # a dependency of mcp, withou
 import pytest
 
 import broker
-from game import GameClient
+from game import GameClient, ground_distance
 from gates.host._core_definitions import OUTPUT_SCHEMAS
 
 from ._system import WAIT, Player, XivMcpSystem, run_in_thread
@@ -562,3 +562,45 @@ async def test_w5_without_a_game_the_tools_say_how_to_start_one(fresh_system: Xi
         ):
             reply = await player.call(tool, arguments)
             assert reply.get("error") == "The game is not running: start it with `xivmcp game` (or `xivmcp up`).", tool
+
+
+async def job_done(assistant: Assistant, job_id: str) -> dict[str, Any]:
+    """The job once it completed (each look is a round trip to the host: a state, looked at until it holds)."""
+    with anyio.fail_after(WAIT * 2):
+        while (job := (await assistant.result("get_job", {"id": job_id}))["job"])["state"] != "completed":
+            assert job["state"] in ("queued", "running"), job
+    found: dict[str, Any] = job
+    return found
+
+
+ROUTE = [
+    {"id": "flag", "tool": "set_map_flag", "args": {"x": 11.1, "y": 11.9, "name": "the bell"}},
+    {"id": "go", "tool": "navigate_to", "args": {"destination": "flag"}},
+    {"id": "there", "tool": "wait_until_arrived", "args": {"radius": 5}},
+]
+"""A job as the assistant would start it: flag the bell on the map, go there, wait until there."""
+
+
+async def test_w6_j2_a_job_navigates_with_vnavmesh_then_waits_until_arrived(world: XivMcpSystem) -> None:
+    async with session(world) as (assistant, game), navmesh_peer(world.endpoint, assistant.pi) as navmesh:
+        started = await assistant.result("start_job", {"name": "To the bell", "steps": ROUTE})
+        target, _, _ = await navmesh.next_path()  # the navigate_to step asked vnavmesh to walk
+        assert ground_distance(target[0], target[2], *BELL) < 3  # the flag, at map precision, by the bell
+        await game.advance_clock(10)  # the walk ends on the game's clock
+        job = await job_done(assistant, started["started"]["id"])
+        going, there = job["steps"][1]["result"], job["steps"][2]["result"]
+        assert going["arrived"] is True and going["steps"][0].startswith("vnavmesh: walking to the bell")
+        assert there["arrived"] is True and there["at"] == "the flag in Tuliyollal"
+
+
+async def test_w6_j2_a_job_without_vnavmesh_waits_for_the_player_to_walk_to_the_flag(world: XivMcpSystem) -> None:
+    async with session(world) as (assistant, game):
+        started = await assistant.result("start_job", {"name": "To the bell on foot", "steps": ROUTE})
+        with anyio.fail_after(WAIT):
+            while await game.flag() is None:
+                pass  # the first step puts the flag on the map
+        await game.set_position(*BELL)  # the player walks there
+        job = await job_done(assistant, started["started"]["id"])
+        going, there = job["steps"][1]["result"], job["steps"][2]["result"]
+        assert going["arrived"] is True and there["arrived"] is True
+        assert (await game.position()).territory == TULIYOLLAL
