@@ -1,0 +1,191 @@
+"""Start-up: `xivmcp up` from spawn until the host is ready and MCP answers (issue 10/10).
+
+    python -m bench.startup            # 5 starts of each: a table and the ratio against the target
+    python -m bench.startup --quick    # 2 starts of each
+    python -m bench.startup --json     # the same figures as one JSON object on stdout
+
+Rows, each a fresh process tree on free loopback ports and a temporary data dir:
+
+* python:  `python -c pass`, the interpreter alone (the floor nothing can beat);
+* cli:     `python -m xivmcp --version`, the command line's own imports;
+* up:      `python -m xivmcp up`, from spawn until it prints "xivmcp host: ready" (`ready_s`) and until
+  an MCP `initialize` with the bearer token answers 200 (`mcp_s`, the figure the target is for).
+
+`up` is stopped after each start (SIGTERM; CTRL_BREAK_EVENT on Windows) and waited for. The target:
+`mcp_s` median under 0.8 s on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+TARGET_S = 0.8
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT_S = 30.0
+INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench.startup", "version": "0"},
+        },
+    }
+).encode()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    for name in ("XIVMCP_BUS", "XIVMCP_HTTP", "XIVMCP_DATA_DIR"):
+        env.pop(name, None)
+    return env
+
+
+def time_command(argv: list[str]) -> float:
+    """Seconds from spawn until the process exited (it must exit 0)."""
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, env=_env(), timeout=TIMEOUT_S)
+    return time.perf_counter() - started
+
+
+def _mcp_answers(url: str, token_file: Path) -> bool:
+    if not token_file.exists():
+        return False
+    request = urllib.request.Request(
+        url,
+        data=INITIALIZE,
+        method="POST",
+        headers={
+            "Authorization": f"Bearer {token_file.read_text(encoding='utf-8').strip()}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=2) as reply:
+            return bool(reply.status == 200)
+    except (urllib.error.URLError, ConnectionError, OSError):
+        return False
+
+
+def time_up() -> dict[str, float]:
+    """One `xivmcp up`: seconds until "host: ready" and until MCP answers; then it is stopped."""
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        data_dir = Path(tmp) / "data"
+        bus, http = f"tcp://127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"
+        argv = [sys.executable, "-m", "xivmcp", "up", "--data-dir", str(data_dir), "--bus", bus, "--http", http]
+        windows = sys.platform == "win32"
+        options: dict[str, Any] = (
+            {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+            if windows
+            else {"start_new_session": True}
+        )
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(), **options)
+        ready = threading.Event()
+        ready_at: list[float] = []
+
+        def read() -> None:
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                if raw.startswith(b"xivmcp host: ready") and not ready_at:
+                    ready_at.append(time.perf_counter() - started)
+                    ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        url, token = f"http://{http}/mcp", data_dir / "token"
+        try:
+            deadline = started + TIMEOUT_S
+            while not _mcp_answers(url, token):  # a benchmark may poll: no test waits on this
+                if time.perf_counter() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"xivmcp up did not serve MCP within {TIMEOUT_S:g} s (exit {proc.poll()})")
+                time.sleep(0.002)
+            mcp_s = time.perf_counter() - started
+            ready.wait(TIMEOUT_S)
+        finally:
+            if windows:
+                proc.send_signal(signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined]
+            else:
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        return {"ready_s": ready_at[0] if ready_at else float("nan"), "mcp_s": mcp_s}
+
+
+def run(starts: int) -> dict[str, Any]:
+    python = [time_command([sys.executable, "-c", "pass"]) for _ in range(starts)]
+    cli = [time_command([sys.executable, "-m", "xivmcp", "--version"]) for _ in range(starts)]
+    ups = [time_up() for _ in range(starts)]
+    mcp = statistics.median(u["mcp_s"] for u in ups)
+    return {
+        "machine": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} cores",
+        "starts": starts,
+        "python_s": statistics.median(python),
+        "cli_s": statistics.median(cli),
+        "up_ready_s": statistics.median(u["ready_s"] for u in ups),
+        "up_mcp_s": mcp,
+        "up_mcp_all_s": [round(u["mcp_s"], 3) for u in ups],
+        "target_s": TARGET_S,
+        "ratio_to_target": mcp / TARGET_S,
+        "target_met": mcp <= TARGET_S,
+    }
+
+
+def print_table(figures: dict[str, Any]) -> None:
+    print(f"bench.startup on {figures['machine']}, {figures['starts']} starts each (medians)")
+    print(f"  {'what':<40} {'seconds':>8}")
+    print(f"  {'python -c pass (the floor)':<40} {figures['python_s']:>8.3f}")
+    print(f"  {'xivmcp --version (the CLI imports)':<40} {figures['cli_s']:>8.3f}")
+    print(f"  {'xivmcp up: host ready':<40} {figures['up_ready_s']:>8.3f}")
+    print(f"  {'xivmcp up: MCP answers':<40} {figures['up_mcp_s']:>8.3f}")
+    verdict = "met" if figures["target_met"] else "MISSED"
+    print(
+        f"  target: MCP answers within {TARGET_S:g} s: {figures['up_mcp_s']:.3f} s "
+        f"= {figures['ratio_to_target']:.2f}x the target ({verdict}); each start: {figures['up_mcp_all_s']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="2 starts of each instead of 5")
+    parser.add_argument("--starts", type=int, default=None, help="starts of each (default 5)")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    args = parser.parse_args()
+    figures = run(args.starts or (2 if args.quick else 5))
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print_table(figures)
+
+
+if __name__ == "__main__":
+    main()
