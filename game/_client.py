@@ -48,6 +48,7 @@ from ._replies import (
     MoveReply,
     PlayerReply,
     PositionReply,
+    ResetReply,
     SaveReply,
     StateReply,
     StopReply,
@@ -250,6 +251,10 @@ class GameClient:
 
     async def save(self, path: str | None = None) -> SaveReply:
         return await self.call(GameGate.SAVE, SaveReply, path=path)
+
+    async def reset(self) -> ResetReply:
+        """The world back as the game started with it (a --test-clock game only: tests)."""
+        return await self.call(GameGate.RESET, ResetReply)
 
     def on_change(self, callback: Callable[[Change], object]) -> Callable[[], None]:
         """Call `callback(change)` for every change of the world (sync or async); returns the unsubscriber."""

@@ -17,6 +17,7 @@ logged out: the host checks nothing then (W3).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -60,6 +61,8 @@ class GameEngine:
 
     def __init__(self, world: World, clock: Clock, *, save_path: Path | None = None) -> None:
         self.world = world
+        self._start = copy.deepcopy(world)
+        """The world as the game started with it, for `restore_start` (`Game.Reset`)."""
         self.clock = clock
         self.log = ChangeLog()
         self.save_path = save_path
@@ -69,6 +72,17 @@ class GameEngine:
         """Called when a walk starts or ends (the real clock's arrival timer waits on it)."""
         self._zones = {zone.territory: zone for zone in world.zones}
         self._catalog = {item.item_id: item for item in world.items}
+
+    def restore_start(self) -> None:
+        """Put the world back as the game started with it (`Game.Reset`, tests only).
+
+        Not a change of the world that a process made, so nothing is recorded: the change log
+        and its seq go on as they were, and the clock is not moved back.
+        """
+        self.world = copy.deepcopy(self._start)
+        self._zones = {zone.territory: zone for zone in self.world.zones}
+        self._catalog = {item.item_id: item for item in self.world.items}
+        self._walk_changed()  # a walk under way has ended (the real clock's arrival timer looks again)
 
     # --- looking things up -------------------------------------------------------------
 

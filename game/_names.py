@@ -59,3 +59,5 @@ class GameGate(StrEnum):
     SET = "Game.Set"
     ADVANCE_CLOCK = "Game.AdvanceClock"
     SAVE = "Game.Save"
+    RESET = "Game.Reset"
+    """Tests only (a --test-clock game): the world back as the game started with it."""

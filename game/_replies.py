@@ -33,6 +33,7 @@ __all__ = [
     "MoveReply",
     "PlayerReply",
     "PositionReply",
+    "ResetReply",
     "SaveReply",
     "StateReply",
     "StopReply",
@@ -124,6 +125,14 @@ class StopReply(ChangeReply, kw_only=True):
 class ClockReply(ChangeReply, kw_only=True):
     time: float
     """The game time after the clock moved; `changes` are the arrivals on the way."""
+
+
+class ResetReply(_Reply, kw_only=True):
+    seq: int
+    """The newest change's seq, as before the reset: the log goes on, and `Game.Changes` since it
+    gives what came after the reset."""
+    time: float
+    """The game time, which the reset does not move back."""
 
 
 class SaveReply(_Reply, kw_only=True):

@@ -1,4 +1,5 @@
-"""`Game.Set` (the player's and the CLI's way to put the world in a state), the test clock, and saving.
+"""`Game.Set` (the player's and the CLI's way to put the world in a state), the test clock, saving, and
+`Game.Reset` (a shared test system's world back at its start between tests).
 
 `Game.Set {path, value}` records its change with the capability that path needs, so setting gil
 from a plugin's process is a gil change by that plugin, as spending it would be. A value equal
@@ -16,17 +17,17 @@ import msgspec
 
 from gates.contract import CapabilityId
 
-from ._args import AdvanceClockArgs, SaveArgs, SetArgs
+from ._args import AdvanceClockArgs, NoArgs, SaveArgs, SetArgs
 from ._clock import TestClock
 from ._documents import Change, Currency, Vec3, World
 from ._engine import GIL_CAP, MAX_HELD, GameEngine
 from ._errors import Refusal, WorldFileError
 from ._maps import on_map, to_map
-from ._replies import ChangeReply, ClockReply, SaveReply
+from ._replies import ChangeReply, ClockReply, ResetReply, SaveReply
 from ._social import fight, switch_target
 from ._world_file import save_world
 
-__all__ = ["SET_PATHS", "advance_clock", "save", "set_value", "world_now"]
+__all__ = ["SET_PATHS", "advance_clock", "reset", "save", "set_value", "world_now"]
 
 SET_PATHS: Final = (
     "gil",
@@ -250,6 +251,18 @@ def advance_clock(engine: GameEngine, args: AdvanceClockArgs, _: str) -> ClockRe
     clock.advance(args.seconds)
     changes: list[Change] = engine.resolve()
     return ClockReply(changes=changes, time=engine.now())
+
+
+def reset(engine: GameEngine, _: NoArgs, __: str) -> ResetReply:
+    """Put the world back as the game started with it, for the next test of a shared system.
+
+    Refused on the real clock: a game on it is a player's (`xivmcp up`), whose world is not a
+    test's to throw away.
+    """
+    if not isinstance(engine.clock, TestClock):
+        raise Refusal("the world is put back only for tests: start the game with --test-clock")
+    engine.restore_start()
+    return ResetReply(seq=engine.log.seq, time=engine.now())
 
 
 def world_now(engine: GameEngine) -> World:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from gates.contract import API_VERSION, DEFAULT_BUS, ENV_BUS, ENV_DATA_DIR, default_data_dir, find_bus
 
-from . import _bus_cli, _connect_cli, _game_cli, _player_cli, _status_cli, _up_cli
+from . import _bus_cli, _check_cli, _connect_cli, _game_cli, _player_cli, _status_cli, _up_cli
 
 
 def _version() -> str:
@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     _game_cli.add_parsers(sub, common)
     _player_cli.add_parsers(sub, common)
     _connect_cli.add_parsers(sub, common)
+    _check_cli.add_parsers(sub, common)
     return parser
 
 

@@ -93,6 +93,7 @@ class _Call:
     invoke_scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     """The host's own wait for the plugin's Invoke reply: cancelled once XIV MCP stops waiting
     for it (P7, or the grace after a Cancel is over), which frees the call at the broker (B6)."""
+    notes: dict[str, bool | int] = field(default_factory=dict)  # for its audit line: pending, progressCut (J5)
 
     def finish(self, outcome: CallOutcome) -> bool:
         if self.outcome is not None:
@@ -256,6 +257,7 @@ class PluginCalls:
             case InvokeError():
                 return CallOutcome(error=reply.error)
             case InvokePending():
+                call.notes["pending"] = True  # a long-running tool
                 return None  # CompleteCall / FailCall finish it (maybe already did, from inside Invoke)
 
     def _finish(self, call: _Call, outcome: CallOutcome) -> None:
@@ -291,11 +293,15 @@ class PluginCalls:
         if call.reported:
             return
         call.reported = True
+        if self._on_finished is not None and call.outcome is not None:  # `notes_of` still finds the call
+            self._on_finished(CallEnd(call.id, call.owner, call.tool, call.outcome, verdict, seconds))
         if self._calls.get(call.id) is call:
             del self._calls[call.id]
-        if self._on_finished is not None and call.outcome is not None:
-            self._on_finished(CallEnd(call.id, call.owner, call.tool, call.outcome, verdict, seconds))
         call.concluded.set()
+
+    def notes_of(self, call_id: str) -> dict[str, bool | int]:
+        """What the audit line of a call being reported adds: `pending` (long-running), `progressCut` (J5)."""
+        return {k: v for k, v in call.notes.items() if v} if (call := self._calls.get(call_id)) else {}
 
     # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
 
@@ -339,6 +345,7 @@ class PluginCalls:
         """Pass a progress line on; False when nobody listens (a direct call)."""
         call = self._own_call(caller, call_id)
         line = (text or "").strip()[:PROGRESS_LIMIT]
+        call.notes["progressCut"] = call.notes.get("progressCut", 0) + (len((text or "").strip()) > PROGRESS_LIMIT)
         if call.on_progress is None or not line:
             return False
         call.on_progress(line)

@@ -21,14 +21,23 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from broker import CallGateSubscriber, IpcError, current_caller
-from gates.contract import Answer, RefusedError, encode_json, error_reply, exception_reply, ok_reply, quote
+from gates.contract import (
+    Answer,
+    JobInfo,
+    RefusedError,
+    encode_json,
+    error_reply,
+    exception_reply,
+    ok_reply,
+    quote,
+)
 
 from ._approvals import Approval
 from ._audit import AuditEntry
 from ._clock import SystemClock
 from ._host import Host
 from ._job_tools import job_summary, job_view
-from ._jobs import LISTED
+from ._jobs import FINISHED, LISTED
 from ._player_actions import Done
 from ._player_auth import Challenges, PlayerHelloReply, decode_player_auth, host_proof
 from ._player_protocol import (
@@ -47,6 +56,7 @@ from ._player_protocol import (
     ListModules,
     ListPlugins,
     ReadAudit,
+    ResetForTests,
     SetMode,
     SetModule,
     SetToolSetting,
@@ -63,6 +73,9 @@ NOTIFY_SECONDS: Final = 2.0
 """How long the host tries to hand one call event to the player's command."""
 MAX_WAIT: Final = 60.0
 """The longest a player command waits for something to happen (`approvals --wait`), in seconds."""
+RESET_JOBS_WAIT: Final = 10.0
+"""How long `reset` waits (real seconds) for the jobs it cancelled to stop: a step's plugin answers
+Cancel, or has left the bus (then its call fails at once)."""
 
 
 class PlayerDesk:
@@ -212,6 +225,8 @@ class PlayerDesk:
                 return {"calls": host.calls.running, "approvals": len(host.approvals.pending())}
             case AdvanceClock(seconds=seconds):
                 return {"now": host.player.advance_clock(seconds)}
+            case ResetForTests():
+                return await self._reset()
             case ListModules():
                 return {"modules": host.modules.cards(host.registry.read_only_of, host.pi.peers)}
             case SetModule(module=module, what=what, mode=mode):
@@ -219,6 +234,56 @@ class PlayerDesk:
             case SetToolSetting(tool=tool, setting=setting):
                 return {"message": host.player.set_core_tool(tool, setting)}
         raise AssertionError(f"unhandled player command {command!r}")
+
+    async def _reset(self) -> dict[str, Any]:
+        """`reset` (a --test-clock host only): jobs first, so that nothing they do lands after the
+        reset's line in the audit log, then the player's decisions (`PlayerActions.reset`)."""
+        host = self.host
+        host.player.require_test_clock()
+        jobs = await self._stop_every_job()
+        approvals = await host.player.withdraw_approvals()
+        done = host.player.reset(host.pi.peers)
+        forgotten = ", ".join(done.plugins) or "none"
+        return {
+            "plugins": list(done.plugins),
+            "approvals": approvals,
+            "settings": done.settings,
+            "jobs": jobs,
+            "message": (
+                f"XIV MCP is back at its start: plugins forgotten: {forgotten}; {approvals} approvals "
+                f"withdrawn, {jobs} jobs forgotten, {done.settings} module settings put back."
+            ),
+        }
+
+    async def _stop_every_job(self) -> int:
+        """Cancel every unfinished job, wait until each has stopped, then forget every job; how many."""
+        jobs = self.host.jobs
+        unfinished = jobs.listing(finished=False)
+        for job in unfinished:
+            jobs.cancel(job)
+        stopped = anyio.Event()
+
+        def check(_: JobInfo | None = None) -> None:
+            if all(job.state in FINISHED for job in unfinished):
+                stopped.set()
+
+        stop_listening = self.host.on_job_change(check)
+        try:
+            check()
+            with anyio.move_on_after(RESET_JOBS_WAIT):
+                await stopped.wait()
+        finally:
+            stop_listening()
+        running = [job.id for job in unfinished if job.state not in FINISHED]
+        if running:
+            raise RefusedError(
+                f"Jobs {', '.join(running)} did not stop within {RESET_JOBS_WAIT:g} s of being cancelled (a step's "
+                "plugin did not answer Cancel); stop that plugin, then reset again."
+            )
+        every = jobs.listing()
+        jobs.drop([job.id for job in every])
+        await jobs.durable()
+        return len(every)
 
 
 def _approval_event(approval: Approval) -> dict[str, Any]:

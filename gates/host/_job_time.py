@@ -1,17 +1,48 @@
-"""Time for jobs: the `wait` step's arguments, and the stamps of steps and log lines (UTC)."""
+"""Time for jobs: sleeping on the host's clock, the `wait` step's arguments, and the stamps of
+steps and log lines (UTC)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any, Final
 
+import anyio
+
 from gates.contract import RefusedError, quote
 
 from ._audit import utc_stamp
+from ._clock import Clock
 
-__all__ = ["MAX_WAIT_SECONDS", "now_stamp", "parse_stamp", "wait_seconds"]
+__all__ = ["MAX_WAIT_SECONDS", "HostTimers", "now_stamp", "parse_stamp", "wait_seconds"]
 
 MAX_WAIT_SECONDS: Final = 7 * 24 * 3600.0
+
+
+class HostTimers:
+    """Sleeps on the host's clock: a manual clock in tests moves only when told, and `tick` (which
+    the host calls with its other deadlines) wakes the sleepers whose time has come."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._timers: list[tuple[float, anyio.Event]] = []
+
+    def tick(self) -> None:
+        now = self._clock.now()
+        due = [event for deadline, event in self._timers if deadline <= now]
+        self._timers = [(d, e) for d, e in self._timers if d > now]
+        for event in due:
+            event.set()
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        timer = (self._clock.now() + seconds, anyio.Event())
+        self._timers.append(timer)
+        try:
+            await timer[1].wait()
+        finally:  # a cancelled sleep (its step paused, its call given up) leaves no timer behind
+            if timer in self._timers:
+                self._timers.remove(timer)
 
 
 def wait_seconds(args: dict[str, Any], now: datetime) -> float:

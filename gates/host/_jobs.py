@@ -5,14 +5,12 @@
                           │  pause ─► the running call gets Cancel ─► paused ─► resume: the step again
                           └─ cancel ─► the running call gets Cancel ─► cancelled
 
-A step is a call like a direct one (`CallPath`, so an "ask" step waits for the player and a
-denied one fails); its outcome is durable (`JobStore.durable`) before the next step starts. Only
-one acting step runs at a time across all jobs (J8): a job whose next step changes something
-waits its turn, and a direct changing call is refused while one runs; read-only tools and the
-waiting steps (`wait`) neither block nor wait. Pausing or cancelling fires the running call's
-Cancel and waits for the call to end, up to the two minutes after a Cancel (`PluginCalls`).
-After a restart every job that was running or queued is back paused, with its log and results.
-Times are the host's clock (`wait`), so tests move a manual clock instead of sleeping.
+A step is a call like a direct one (`CallPath`: an "ask" step waits for the player, a denied one
+fails); its outcome is durable (`JobStore.durable`) before the next step starts. One acting step
+runs at a time across all jobs (J8); read-only tools and waiting steps neither block nor wait.
+Pausing or cancelling fires the running call's Cancel and waits for it to end, up to the two
+minutes after a Cancel (`PluginCalls`). After a restart every job that was running or queued is
+back paused, with its log and results. Times are the host's clock, so tests move a manual clock.
 """
 
 from __future__ import annotations
@@ -36,9 +34,9 @@ from ._clock import Clock
 from ._ids import IdMaker
 from ._job_checks import JobChecks
 from ._job_store import JobStore
+from ._job_time import HostTimers, wait_seconds
 from ._job_time import now_stamp as _now
 from ._job_time import parse_stamp as _parse
-from ._job_time import wait_seconds
 from ._placeholders import PlaceholderError, resolve
 
 __all__ = ["FINISHED", "KEEP_FINISHED", "LISTED", "LOG_KEPT", "RELOADED", "Jobs"]
@@ -86,14 +84,13 @@ class Jobs:
         self._checks = checks
         self._call_path = call_path
         self._calls = calls
-        self._clock = clock
         self._ids = IdMaker("j", tag)
         self._changed = changed
         self._jobs: dict[str, JobInfo] = {}
         self._runs: dict[str, _Run] = {}
         self._tg: anyio.abc.TaskGroup | None = None
         self._acting = ActingSlot()
-        self._timers: list[tuple[float, anyio.Event]] = []
+        self._timers = HostTimers(clock)
         call_path.acting_refusal = self._acting.refusal
 
     # --- life cycle ----------------------------------------------------------------------
@@ -115,19 +112,11 @@ class Jobs:
 
     def tick(self) -> None:
         """Wake the `wait` steps whose time has come (the host calls this with its other deadlines)."""
-        now = self._clock.now()
-        due = [event for deadline, event in self._timers if deadline <= now]
-        self._timers = [(d, e) for d, e in self._timers if d > now]
-        for event in due:
-            event.set()
+        self._timers.tick()
 
     async def sleep(self, seconds: float) -> None:
         """Sleep on the host's clock (a manual clock in tests moves only when told)."""
-        if seconds <= 0:
-            return
-        event = anyio.Event()
-        self._timers.append((self._clock.now() + seconds, event))
-        await event.wait()
+        await self._timers.sleep(seconds)
 
     # --- what the assistant, plugins and the player ask ------------------------------------
 
@@ -391,7 +380,12 @@ class Jobs:
     def forget_finished(self) -> None:
         """Drop finished jobs older than `KEEP_FINISHED`."""
         cutoff = datetime.now(UTC) - KEEP_FINISHED
-        old = [j.id for j in self._jobs.values() if j.state in FINISHED and j.finished and _parse(j.finished) < cutoff]
-        for job_id in old:
+        self.drop(
+            [j.id for j in self._jobs.values() if j.state in FINISHED and j.finished and _parse(j.finished) < cutoff]
+        )
+
+    def drop(self, job_ids: list[str]) -> None:
+        """Forget these finished jobs, in memory and in the job store (old ones, or a test reset's)."""
+        for job_id in job_ids:
             del self._jobs[job_id]
-        self._store.drop(old)
+        self._store.drop(job_ids)

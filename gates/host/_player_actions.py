@@ -2,14 +2,19 @@
 
 Each action writes the decision through the policies (persisted before it returns), records it
 in the audit log and says that the offered tools may have changed. A refusal is a
-`RefusedError` whose message the player reads.
+`RefusedError` whose message the player reads. A test host (--test-clock) also takes `reset`,
+which puts it back at its start between the tests of a shared system (the pytest plugin's).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Final
+
+import anyio
 
 from gates.contract import (
     CAPABILITY_IDS,
@@ -25,13 +30,21 @@ from gates.contract import (
 )
 
 from ._approvals import Approval, ApprovalKind
-from ._audit import AuditKind
+from ._audit import AuditEntry, AuditKind
 from ._clock import Clock, ManualClock
 from ._errors import SettingError
 from ._records import Registration, registration_digest
 from ._state import HostState
 
-__all__ = ["Done", "PlayerActions"]
+__all__ = ["RESET_REFUSED", "Done", "PlayerActions", "ResetDone"]
+
+RESET_REFUSED: Final = (
+    "reset is for tests: start the host with --test-clock (a host on the real clock is a player's, and keeps "
+    "every decision)."
+)
+WITHDRAWN_BY_RESET: Final = "the test system was reset"
+RESET_CALLS_WAIT: Final = 2.0
+"""How long `reset` waits (real seconds) for the calls whose approvals it withdrew to write their refusal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +56,14 @@ class Done:
     state: PluginState
     changed: bool
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResetDone:
+    """What `reset` cleared: the plugins forgotten, and how many module settings it put back."""
+
+    plugins: tuple[str, ...]
+    settings: int
 
 
 _MODES = {"allow": Mode.ALLOW, "ask": Mode.ASK, "deny": Mode.DENY, "default": None}
@@ -235,6 +256,87 @@ class PlayerActions:
         if setting == "group":
             return f"{tool} follows {module.title} ({module.id}) again."
         return f"{tool} is set to {setting} on its own ({module.title})."
+
+    # --- a shared test system, between its tests --------------------------------------------
+
+    def require_test_clock(self) -> None:
+        """Refuse `reset` unless this is a test host (which alone runs on the manual clock)."""
+        if not isinstance(self._clock, ManualClock):
+            raise RefusedError(RESET_REFUSED)
+
+    async def withdraw_approvals(self) -> int:
+        """The first step of `reset` after the jobs: withdraw every approval that waits; how many.
+
+        Each call that waited for one before it ran is told no, and writes its refusal to the audit
+        log on its next turn of the event loop: wait (briefly) for those lines, so that they are the
+        ended test's, before the line that marks the reset.
+        """
+        self.require_test_clock()
+        waiting = self._approvals.pending()
+        told_no = Counter((a.plugin, a.tool) for a in waiting if a.kind is ApprovalKind.BEFORE_CALL)
+        written = anyio.Event()
+
+        def heard(entry: AuditEntry) -> None:
+            key = (entry.plugin or "", entry.tool or "")
+            if entry.kind == AuditKind.DECISION and told_no[key] > 0:
+                told_no[key] -= 1
+                if told_no.total() == 0:
+                    written.set()
+
+        stop_listening = self._audit.on_record(heard)
+        try:
+            for approval in waiting:
+                self._approvals.withdraw(approval.id, WITHDRAWN_BY_RESET)
+            if told_no.total() > 0:
+                with anyio.move_on_after(RESET_CALLS_WAIT):
+                    await written.wait()
+        finally:
+            stop_listening()
+        return len(waiting)
+
+    def reset(self, connected: Collection[str]) -> ResetDone:
+        """The rest of `reset`: forget every plugin that is not `connected` (its decisions, modes
+        and registration, as if XIV MCP had never seen it), clear XIV MCP's own session grants, put
+        the module settings back to their defaults, and write the audit line that marks the reset.
+
+        A connected plugin keeps what the player decided about it: it belongs to whoever started it
+        outside the test that ended (its tools, calls and grants are left alone). The clock is not
+        moved back, and the audit log keeps everything before its reset line.
+        """
+        self.require_test_clock()
+        forgotten = tuple(
+            plugin
+            for plugin in sorted(set(self._policies.known()) | set(self._registry.owners()))
+            if plugin != HOST_NAME and plugin not in connected
+        )
+        for plugin in forgotten:
+            self._forget(plugin)
+        self._policies.clear_session(HOST_NAME)
+        settings = self._default_module_settings()
+        self._audit.record(
+            AuditKind.SETTING, HOST_NAME, details={"reset": True, "forgotten": list(forgotten), "settings": settings}
+        )
+        self._changed(None)
+        return ResetDone(forgotten, settings)
+
+    def _forget(self, plugin: str) -> None:
+        """Make XIV MCP forget a plugin that is not on the bus, as if it had never registered."""
+        self._policies.forget(plugin)
+        self._registrations.forget(plugin)
+
+    def _default_module_settings(self) -> int:
+        """Put every module's modes, on/off and tool settings back to their defaults; how many changed.
+
+        Only what differs is written, so a reset after a test that changed nothing writes nothing.
+        """
+        settings = self._modules.snapshot()
+        for module_id, access in settings.modes:
+            self._modules.set_mode(module_id, access.value, "default")
+        for module_id in settings.off:
+            self._modules.set_on(module_id, True)
+        for tool in settings.tools:
+            self._modules.set_tool(tool, "group")
+        return len(settings.modes) + len(settings.off) + len(settings.tools)
 
     def advance_clock(self, seconds: float) -> float:
         if not isinstance(self._clock, ManualClock):

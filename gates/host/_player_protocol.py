@@ -31,6 +31,7 @@ __all__ = [
     "ListPlugins",
     "PlayerCommand",
     "ReadAudit",
+    "ResetForTests",
     "SetMode",
     "SetModule",
     "SetToolSetting",
@@ -128,6 +129,12 @@ class AdvanceClock(_Command, tag="advance_clock"):
     seconds: float
 
 
+class ResetForTests(_Command, tag="reset"):
+    """Put a --test-clock host back to its start for the next test of a shared system (the pytest
+    plugin's): forget the plugins that are not connected and every setting, withdraw the approvals
+    waiting, cancel and forget every job. Refused on the real clock: a player's host keeps its decisions."""
+
+
 class ListModules(_Command, tag="modules"):
     """The modules of XIV MCP's own tools, with their modes and each tool's setting."""
 
@@ -162,6 +169,7 @@ PlayerCommand = (
     | ShowJob
     | ControlJob
     | AdvanceClock
+    | ResetForTests
     | ListModules
     | SetModule
     | SetToolSetting

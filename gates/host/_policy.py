@@ -187,6 +187,17 @@ class Policies:
         elif answer is Answer.ALWAYS_ALLOW:
             self.set_tool_mode(owner, definition.name, Mode.ALLOW)
 
+    def forget(self, owner: str) -> None:
+        """Forget a plugin as if it had never registered (a test reset's, never a player's choice):
+        its stored record is blanked to undecided, and it is no longer known."""
+        with self._editing(owner) as record:
+            record.enabled = record.reviewed = record.awaiting_consent = record.suspended = False
+            record.suspend_reason = None
+            record.consented, record.capability_modes, record.tool_modes = {}, {}, {}
+        with self._lock:
+            self._records.pop(owner, None)
+        self.sessions.clear(owner)
+
     def clear_session(self, owner: str) -> int:
         """Forgets the plugin's session approvals (it unloaded, or the player cleared them)."""
         return self.sessions.clear(owner)

@@ -195,6 +195,18 @@ class Plugin:
 
     # --- on the bus -------------------------------------------------------------------------
 
+    @property
+    def client(self) -> XivMcpClient:
+        """The plugin's connection while it serves (`run` or `connected`): its `pi` reaches any other
+        gate on the bus, the game's among them (``GameClient(plugin.client.pi)``). Outside, for
+        example in `plugin.call` without a bus, there is none: RuntimeError says so."""
+        if not self._clients:
+            raise RuntimeError(
+                f"{self.internal_name} is not connected to the bus: `plugin.client` exists while `plugin.run()` "
+                "or `async with plugin.connected():` serves the tools (plugin.call runs them without a bus)."
+            )
+        return self._clients[-1]
+
     @asynccontextmanager
     async def connected(self, bus: str | None = None) -> AsyncIterator[XivMcpClient]:
         """Serve the tools over the bus while the block runs; the client is there for jobs and hooks.

@@ -1,5 +1,7 @@
 """The process harness: a private XIV MCP system as real processes, for tests of plugins and of XIV MCP itself.
 
+The pytest plugin (`pytest_plugin`) is built on it; our own tests use it directly.
+
     with XivMcpSystem(tmp_path) as system:          # nothing is shared with the user's own system
         system.start()                              # a broker on a free loopback port, then the host
         plugin = system.start_plugin("plugins_sample.myplugin")
@@ -232,9 +234,12 @@ class XivMcpSystem:
         """``--bus ENDPOINT --data-dir DIR``: the options that point a command at this system."""
         return ["--bus", self.endpoint, "--data-dir", str(self.data_dir)]
 
-    def spawn(self, argv: Sequence[str], name: str, *, new_session: bool = False) -> Process:
-        """Start any process as part of this system (stopped by `close`); stderr to `logs/NAME.log`."""
-        proc = Process(argv, log=self.logs / f"{name}.log", cwd=self.cwd, new_session=new_session)
+    def spawn(
+        self, argv: Sequence[str], name: str, *, new_session: bool = False, env: dict[str, str] | None = None
+    ) -> Process:
+        """Start any process as part of this system (stopped by `close`); stderr to `logs/NAME.log`;
+        `env` is its whole environment (default: this process's)."""
+        proc = Process(argv, log=self.logs / f"{name}.log", cwd=self.cwd, env=env, new_session=new_session)
         self.procs.append(proc)
         return proc
 
@@ -262,19 +267,38 @@ class XivMcpSystem:
 
     def start_host(self, *extra: str) -> Process:
         """`xivmcp host` on this system; returns once it said "ready" (its gates are at the broker)."""
+        proc = self.launch_host(*extra)
+        self.wait_host_ready(proc)
+        return proc
+
+    def launch_host(self, *extra: str) -> Process:
+        """`xivmcp host` on this system, not waited for: start others meanwhile, then `wait_host_ready`."""
         self.host = proc = self.spawn(xivmcp_argv("host", *self.common, *self.host_args, *extra), "host")
-        if "--no-mcp" not in (*self.host_args, *extra):
+        return proc
+
+    def wait_host_ready(self, proc: Process) -> None:
+        """Wait until the host `proc` said "ready"; with MCP, take its URL and token first."""
+        if "--no-mcp" not in proc.argv:
             self.mcp_url = proc.wait_line("xivmcp host: MCP endpoint ").split()[4].rstrip(";")
             self.token = (self.data_dir / "token").read_text(encoding="utf-8").strip()
         proc.wait_line("xivmcp host: ready")
-        return proc
 
     def start_game(self, *extra: str) -> Process:
         """`xivmcp game` on this system's bus (`extra`: ``--test-clock``, ``--world FILE`` ...); returns
         once it said "ready" (the broker holds its `Game.*` gates)."""
-        self.game = proc = self.spawn(xivmcp_argv("game", *self.common, *extra), "game")
-        proc.wait_line("xivmcp game: ready")
+        proc = self.launch_game(*extra)
+        self.wait_game_ready(proc)
         return proc
+
+    def launch_game(self, *extra: str) -> Process:
+        """`xivmcp game` on this system's bus, not waited for (then `wait_game_ready`)."""
+        self.game = proc = self.spawn(xivmcp_argv("game", *self.common, *extra), "game")
+        return proc
+
+    @staticmethod
+    def wait_game_ready(proc: Process) -> None:
+        """Wait until the game `proc` said "ready" (the broker holds its `Game.*` gates)."""
+        proc.wait_line("xivmcp game: ready")
 
     def start_plugin(self, target: str, *args: str, name: str | None = None) -> Process:
         """A plugin on this system's bus: a module (``plugins_sample.myplugin``) or a script path."""

@@ -1,0 +1,76 @@
+"""Run a `gates.plugin.Plugin` object of an importable module as a plugin process (the pytest plugin's).
+
+    python -m gates.testing._launch MODULE ATTRIBUTE --bus tcp://127.0.0.1:37520
+
+What `plugin.run(bus=...)` does, plus two lines a test can wait for instead of guessing: once
+XIV MCP has been sent every tool, "NAME: registered N tools", and for each definition it refused,
+"NAME: XIV MCP refused a tool: MESSAGE". Ctrl-C (SIGINT, the kit's stop) leaves the bus at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any, Final
+
+import anyio
+
+from broker import IpcError
+from gates.plugin import Plugin
+
+__all__ = ["REFUSED", "registered_line", "main"]
+
+REFUSED: Final = "XIV MCP refused a tool:"
+_EXIT_NO_BUS: Final = 2
+
+
+def registered_line(internal_name: str) -> str:
+    """The start of the line the launcher prints once XIV MCP has been sent every tool."""
+    return f"{internal_name}: registered "
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+async def _serve(plugin: Plugin, bus: str) -> None:
+    name = plugin.internal_name
+    async with plugin.connected(bus) as client:
+        client.on_registration_failed(lambda message: _say(f"{name}: {REFUSED} {message}"))
+        await client.wait_registered()
+        _say(f"{registered_line(name)}{len(plugin.definitions)} tools")
+        await anyio.sleep_forever()
+
+
+def _plugin_of(module_name: str, attribute: str) -> Plugin:
+    found = getattr(importlib.import_module(module_name), attribute, None)
+    if not isinstance(found, Plugin):
+        raise SystemExit(f"{module_name}.{attribute} is {type(found).__name__}, not a gates.plugin.Plugin.")
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gates.testing._launch", description=__doc__)
+    parser.add_argument("module", help="the module that holds the Plugin, importable as it is named")
+    parser.add_argument("attribute", help="the Plugin's name in that module")
+    parser.add_argument("--bus", required=True, help="the bus endpoint of the test's system")
+    args = parser.parse_args(argv)
+    plugin = _plugin_of(args.module, args.attribute)
+    options: dict[str, Any] = {}
+    if sys.platform == "win32":  # the bus needs a selector loop there
+        options["loop_factory"] = asyncio.SelectorEventLoop
+    try:
+        anyio.run(_serve, plugin, args.bus, backend="asyncio", backend_options=options)
+    except KeyboardInterrupt:
+        return 0
+    except IpcError as exc:  # no broker, or the name taken by a live process
+        print(f"{plugin.internal_name}: {exc}", file=sys.stderr, flush=True)
+        return _EXIT_NO_BUS
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

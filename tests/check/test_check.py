@@ -1,0 +1,125 @@
+"""`xivmcp check PLUGIN` (K1) against the samples and the tests' own plugins, as real processes.
+
+Each test runs one check (a few seconds: a private broker, game, host and the plugin) and reads
+what a plugin author or a CI job reads: the text report, the JSON report, the JUnit XML, the
+exit code.
+"""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from gates.checking import CheckReport, Rule, Severity, to_text
+
+from ._running import run_check_cli
+
+pytestmark = pytest.mark.timeout(300)
+
+CARELESS_FAULTS = {
+    ("careless_buy_potions", Rule.UNDECLARED_EFFECT),
+    ("careless_sell_junk", Rule.CHANGED_ON_ERROR),
+    ("careless_grind", Rule.IGNORES_CANCEL),
+}
+"""The faults planted in plugins_sample/careless.py (its docstring lists them)."""
+
+
+def _report(lines: list[str]) -> CheckReport:
+    return msgspec.json.decode(lines[-1], type=CheckReport)
+
+
+def test_check_finds_each_planted_fault_of_the_careless_sample_and_nothing_else(tmp_path: Path) -> None:
+    junit = tmp_path / "careless.xml"
+    # A quick limit above the default: a loaded CI machine must not make a quick tool look slow.
+    run = run_check_cli(
+        tmp_path, "-m", "plugins_sample.careless", "--json", "--junit", str(junit), "--quick-limit", "2", last="{"
+    )
+    assert run.code == 1, run.stderr
+    report = _report(run.lines)
+    assert report.plugin == "Careless"
+    assert {(f.tool, f.rule) for f in report.errors} == CARELESS_FAULTS
+    assert len(report.errors) == 3
+    # The only warnings: descriptions that never say what the tools return (true of all three).
+    assert {(f.tool, f.rule) for f in report.warnings} == {
+        (tool, Rule.DESCRIPTION_WITHOUT_RESULT) for tool, _ in CARELESS_FAULTS
+    }
+    by_rule = {f.rule: f for f in report.errors}
+    suspended = by_rule[Rule.UNDECLARED_EFFECT]
+    assert suspended.message.startswith("XIV MCP would suspend Careless: careless_buy_potions: ")
+    assert "gil spent" in suspended.message and "(spend_gil)" in suspended.message
+    assert suspended.arguments is not None and suspended.spec == "T2, W4"
+    assert "yet changed the game" in by_rule[Rule.CHANGED_ON_ERROR].message
+    assert "does not stop within two minutes of a Cancel" in by_rule[Rule.IGNORES_CANCEL].message
+    grind = next(t for t in report.tools if t.name == "careless_grind")
+    assert grind.long_running and "cancel" in grind.checks
+
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "3"
+    failing = {
+        (case.get("classname"), case.get("name")) for case in suite.iter("testcase") if case.find("failure") is not None
+    }
+    assert failing == {
+        ("Careless.careless_buy_potions", "valid_arguments"),
+        ("Careless.careless_sell_junk", "valid_arguments"),
+        ("Careless.careless_grind", "cancel"),
+    }
+    assert int(suite.get("tests") or 0) == sum(len(t.checks) for t in report.tools)
+
+    text = to_text(report).splitlines()
+    assert text[0] == "xivmcp check plugins_sample.careless (plugin Careless)"
+    assert sum(line.startswith("error   ") for line in text) == 3
+    assert text[-1].startswith("FAILED: 3 tools, ") and text[-1].endswith("3 errors, 3 warnings.")
+
+
+@pytest.mark.parametrize(
+    "plugin",
+    [
+        ("-m", "plugins_sample.myplugin"),
+        ("plugins_sample.decorated",),  # a module named alone
+        ("--", sys.executable, "-m", "plugins_sample.raw_gates"),  # a command line, told the bus by $XIVMCP_BUS
+    ],
+    ids=["myplugin", "decorated", "raw_gates"],
+)
+def test_check_passes_the_good_samples_with_warnings_at_most(tmp_path: Path, plugin: tuple[str, ...]) -> None:
+    run = run_check_cli(tmp_path, *plugin, last="passed: ")
+    assert run.code == 0, run.lines
+    assert not [line for line in run.lines if line.startswith("error ")]
+    assert run.lines[-1].startswith("passed: ") and " 0 errors, " in run.lines[-1]
+    if plugin[0] == "--":
+        assert any(line.startswith("note    Definitions XIV MCP refused are told") for line in run.lines)
+
+
+def test_check_finds_refusals_blocking_exceptions_growth_and_long_progress(tmp_path: Path) -> None:
+    run = run_check_cli(tmp_path, "tests/check/sloppy_plugin.py", "--quick-limit", "0.3", "--json", last="{")
+    assert run.code == 1, run.stderr
+    report = _report(run.lines)
+    found = {(f.severity, f.tool, f.rule) for f in report.findings}
+    assert found == {
+        (Severity.ERROR, "get_position", Rule.HOST_TOOL_NAME),
+        (Severity.ERROR, "sloppy_fly", Rule.REFUSED_DEFINITION),
+        (Severity.ERROR, "sloppy_lookup", Rule.EXCEPTION_REACHED_ASSISTANT),  # with valid arguments
+        (Severity.WARNING, "sloppy_lookup", Rule.EXCEPTION_REACHED_ASSISTANT),  # refusing invalid ones
+        (Severity.WARNING, "sloppy_slow_status", Rule.SLOW_QUICK_TOOL),
+        (Severity.WARNING, "sloppy_count", Rule.ACCEPTED_INVALID_ARGUMENTS),
+        (Severity.WARNING, "sloppy_chatter", Rule.PROGRESS_CUT),
+        (Severity.ERROR, "sloppy_woken", Rule.REGISTERED_AFTER_START),
+    }
+    messages = {f.rule: f.message for f in report.errors}
+    assert "Unknown capability 'fly'" in messages[Rule.REFUSED_DEFINITION]
+    assert "'get_position' is an XIV MCP tool" in messages[Rule.HOST_TOOL_NAME]
+    assert "the player would be asked again" in messages[Rule.REGISTERED_AFTER_START]
+    assert "sloppy_woken" in {t.name for t in report.tools}  # checked too, once consented to
+
+
+def test_check_exits_2_with_one_line_when_the_plugin_ends_at_start(tmp_path: Path) -> None:
+    run = run_check_cli(tmp_path, "tests/check/crashing_plugin.py", last=None)
+    assert run.code == 2
+    assert run.lines == []
+    assert run.stderr.strip() == (
+        "xivmcp check: tests/check/crashing_plugin.py ended (exit 1) before registering a tool: "
+        "crashing_plugin: its settings file is missing; nothing was registered."
+    )

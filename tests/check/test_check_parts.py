@@ -1,0 +1,185 @@
+"""The parts of `xivmcp check` in-process: arguments, definitions, verdicts, renderers, the command line."""
+
+from __future__ import annotations
+
+import argparse
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import msgspec
+
+import gates.checking
+from gates.checking import (
+    Check,
+    CheckReport,
+    CheckTarget,
+    Finding,
+    Rule,
+    Severity,
+    TargetKind,
+    ToolChecked,
+    to_json,
+    to_junit,
+    to_text,
+)
+from gates.checking._arguments import invalid_arguments, valid_arguments
+from gates.checking._definitions import OfferedDefinition, RegistrationRecord, judge_definition, judge_refusals
+from gates.checking._session import CallSeen
+from gates.checking._verdicts import is_exception_text, judge_call
+from xivmcp._check_cli import target_of
+
+FLAG_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "x": {"type": "number", "minimum": 1, "maximum": 42, "description": "Map X."},
+        "zone": {"type": "string", "description": "Zone name."},
+        "open_map": {"type": "boolean"},
+    },
+    "required": ["x"],
+}
+
+
+def test_valid_arguments_are_the_same_on_every_run_and_name_only_the_schemas_properties() -> None:
+    first = valid_arguments(FLAG_SCHEMA, 5)
+    assert first == valid_arguments(FLAG_SCHEMA, 5)
+    assert 1 <= len(first) <= 5
+    for arguments in first:
+        assert set(arguments) <= {"x", "zone", "open_map"} and 1 <= arguments["x"] <= 42
+    assert valid_arguments({"type": "object", "properties": {}}, 5) == [{}]
+
+
+def test_invalid_arguments_leave_out_a_required_one_and_break_each_type_and_bound() -> None:
+    base = {"x": 21.0, "zone": "Kozama'uka"}
+    faults = {bad.why: bad.arguments for bad in invalid_arguments(FLAG_SCHEMA, base)}
+    assert faults == {
+        "the required 'x' left out": {"zone": "Kozama'uka"},
+        "'x' \"not a number\" where number is expected": {**base, "x": "not a number"},
+        '\'zone\' {"not": "a string"} where string is expected': {**base, "zone": {"not": "a string"}},
+        "'open_map' \"not a boolean\" where boolean is expected": {**base, "open_map": "not a boolean"},
+        "'x' 0.5 (below the minimum 1)": {**base, "x": 0.5},
+        "'x' 42.5 (above the maximum 42)": {**base, "x": 42.5},
+    }
+
+
+def test_an_exception_text_is_told_from_a_refusal_with_a_colon() -> None:
+    for text in ("KeyError: 'word'", "ValueError: could not convert", "msgspec.ValidationError: bad", "OopsError: x"):
+        assert is_exception_text(text), text
+    for text in ("The game refused: in combat", "Error: the vendor is closed", "Cancelled.", "Careless: no"):
+        assert not is_exception_text(text), text
+
+
+def test_refusals_quote_the_host_and_a_definition_taken_later_is_forgotten() -> None:
+    refused = '{"ok": false, "error": "Unknown capability \'fly\'."}'
+    records = [
+        RegistrationRecord(owner="P", definition='{"name": "get_position"}', reply='{"ok": false, "error": "taken"}'),
+        RegistrationRecord(owner="P", definition='{"name": "p_fly"}', reply=refused),
+        RegistrationRecord(owner="P", definition='{"name": "p_later"}', reply=refused),
+        RegistrationRecord(owner="P", definition='{"name": "p_later"}', reply='{"ok": true, "name": "p_later"}'),
+    ]
+    found = judge_refusals(records)
+    assert [(f.tool, f.rule, f.severity) for f in found] == [
+        ("get_position", Rule.HOST_TOOL_NAME, Severity.ERROR),
+        ("p_fly", Rule.REFUSED_DEFINITION, Severity.ERROR),
+    ]
+    assert found[1].message == "XIV MCP refuses the definition of p_fly: Unknown capability 'fly'."
+
+
+def test_a_definition_that_never_says_what_it_returns_or_describes_a_parameter_is_a_warning() -> None:
+    tool = OfferedDefinition(name="p_flag", description="Places the flag.", input_schema=FLAG_SCHEMA)
+    found = judge_definition(tool)
+    assert [(f.rule, f.severity) for f in found] == [
+        (Rule.DESCRIPTION_WITHOUT_RESULT, Severity.WARNING),
+        (Rule.PARAMETER_WITHOUT_DESCRIPTION, Severity.WARNING),
+    ]
+    assert "'open_map'" in found[1].message
+    assert judge_definition(OfferedDefinition(name="p_status", description="Returns the status.")) == []
+
+
+def test_an_undeclared_effect_of_a_long_call_is_flagged_and_a_quick_tool_that_holds_invoke_is_slow() -> None:
+    audit = {
+        "ok": False,
+        "error": "Cancelled.",
+        "effects": [{"effect": "spent_gil", "detail": "9 gil spent.", "coveredBy": ["spend_gil"], "undeclared": True}],
+        "changedOnError": True,
+    }
+    seen = CallSeen("p_buy", {"n": 1}, None, 3.5, audit=audit, cancelled=True, ignored_cancel=True)
+    found = {f.rule: f for f in judge_call("P", seen, why_invalid=None, quick_limit=1.0)}
+    assert set(found) == {Rule.UNDECLARED_EFFECT, Rule.CHANGED_ON_ERROR, Rule.SLOW_QUICK_TOOL}
+    assert found[Rule.UNDECLARED_EFFECT].message.startswith("XIV MCP would flag the call in its audit log: p_buy: 9")
+    assert "did not answer within the two minutes" in found[Rule.SLOW_QUICK_TOOL].message
+    assert judge_call("P", CallSeen("p_buy", {}, {"ok": True}, 0.1), why_invalid=None, quick_limit=1.0) == []
+
+
+def _report() -> CheckReport:
+    return CheckReport(
+        target="pkg.mod",
+        plugin="P",
+        tools=[ToolChecked(name="p_a", checks=[Check.DEFINITION, Check.VALID_ARGUMENTS], calls=2)],
+        findings=[
+            Finding(
+                severity=Severity.ERROR,
+                tool="p_a",
+                rule=Rule.CHANGED_ON_ERROR,
+                check=Check.VALID_ARGUMENTS,
+                message="m1",
+            ),
+            Finding(
+                severity=Severity.WARNING, tool="p_a", rule=Rule.PROGRESS_CUT, check=Check.VALID_ARGUMENTS, message="m2"
+            ),
+            Finding(
+                severity=Severity.ERROR, tool="p_x", rule=Rule.REFUSED_DEFINITION, check=Check.DEFINITION, message="m3"
+            ),
+        ],
+        seconds=1.5,
+    )
+
+
+def test_junit_has_a_testcase_per_tool_and_check_and_fails_only_for_errors() -> None:
+    suite = ET.fromstring(to_junit(_report())).find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("3", "2")
+    cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+    assert set(cases) == {("P.p_a", "definition"), ("P.p_a", "valid_arguments"), ("P.p_x", "definition")}
+    calls = cases[("P.p_a", "valid_arguments")]
+    failure, out = calls.find("failure"), calls.find("system-out")
+    assert failure is not None and failure.get("type") == "changed_on_error" and failure.get("message") == "m1"
+    assert out is not None and out.text == "warning progress_cut: m2"
+    assert cases[("P.p_a", "definition")].find("failure") is None
+
+
+def test_the_json_report_decodes_into_the_report_and_the_text_ends_with_the_summary() -> None:
+    report = _report()
+    assert msgspec.json.decode(to_json(report), type=CheckReport) == report
+    assert report.exit_code == 1
+    lines = to_text(report).splitlines()
+    assert lines[1:4] == [
+        "error   p_a: changed_on_error: m1",
+        "error   p_x: refused_definition: m3",
+        "warning p_a: progress_cut: m2",
+    ]
+    assert lines[-1] == "FAILED: 1 tools, 2 calls in 1.5 s; 2 errors, 1 warning."
+
+
+def test_the_command_line_tells_a_module_a_script_and_a_command_apart() -> None:
+    def target(*plugin: str, module: str | None = None) -> tuple[CheckTarget, tuple[str, ...]]:
+        return target_of(argparse.Namespace(module=module, plugin=list(plugin)))
+
+    assert target("--seconds-per-kill", "0.1", module="pkg.mod") == (
+        CheckTarget.module("pkg.mod"),
+        ("--seconds-per-kill", "0.1"),
+    )
+    assert target("pkg.mod") == (CheckTarget.module("pkg.mod"), ())
+    assert target("plugin.py", "-v") == (CheckTarget.script("plugin.py"), ("-v",))
+    command, _ = target("node", "plugin.js")
+    assert command.kind is TargetKind.COMMAND and command.label == "node plugin.js"
+
+
+def test_all_is_exactly_what_gates_checking_exports() -> None:
+    exported = gates.checking.__all__
+    public = {
+        key
+        for key, value in vars(gates.checking).items()
+        if not key.startswith("_") and not isinstance(value, types.ModuleType) and key != "annotations"
+    }
+    assert sorted(exported) == sorted(set(exported)) == sorted(public)
+    assert Path(gates.checking.__file__).parent.name == "checking"
