@@ -117,5 +117,7 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
     7: ("G10", *(f"J{n}" for n in range(1, 13)), "A7"),
     # 8: the simulated game (game/, tests/game), side effects and the core game tools (tests/host).
     8: ("T2", "T3", "A4", "A5", "A8", "A11", *(f"W{n}" for n in range(1, 9))),
+    # 9: the plugin author's kit: tests/plugin (authoring), tests/kit (the pytest plugin), tests/check.
+    9: (*(f"P{n}" for n in range(1, 7)), *(f"K{n}" for n in range(1, 5))),
 }
 """The rule ids each issue covers; every one must be named by some test."""

@@ -6,7 +6,9 @@ runs line by line in a temporary folder (comments after ` # ` are the reader's, 
 a command that serves (`xivmcp up`, a sample plugin, `xivmcp gate watch`) is started in the
 background and waited for (its "ready" or "registered" line); any other must exit 0. A python
 block is a script that must exit 0; one marked `readme-test: plugin NAME` is a plugin, started in
-the background and waited for until XIV MCP lists NAME's tools. The environment points every
+the background and waited for until XIV MCP lists NAME's tools (`plugin NAME as FILE.py` saves it
+as FILE.py first, for later blocks), and one marked `readme-test: file FILE.py` is only saved, for
+a later block to import, test or check. The environment points every
 default at the private system: `XIVMCP_DATA_DIR`, `XIVMCP_BUS`, `XIVMCP_HTTP`, and the fixed
 ports the README names are swapped for free ones.
 """
@@ -42,6 +44,9 @@ _SERVES: dict[str, str] = {
     r"^xivmcp gate watch\b": "",
 }
 """Commands that run until stopped, and the line that says each is ready ("": none)."""
+_RUNNABLE_MARK = r"plugin [A-Za-z]\w*( as [\w.]+\.py)?|file [\w.]+\.py"
+"""`plugin NAME [as FILE.py]`: a plugin, started in the background (saved as FILE.py when named, so
+later blocks can import or start it); `file FILE.py`: saved as FILE.py for later blocks, not run."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ def test_every_block_is_run_or_says_why_not() -> None:
         if block.mark.startswith("skip"):
             assert re.fullmatch(r"skip: \S.{10,}", block.mark), f"README line {block.line}: say why it is skipped"
         else:
-            assert block.mark == "" or re.fullmatch(r"plugin [A-Za-z]\w*", block.mark), block.mark
+            assert block.mark == "" or re.fullmatch(_RUNNABLE_MARK, block.mark), block.mark
 
 
 def test_the_numbers_the_readme_quotes_are_the_codes() -> None:
@@ -142,9 +147,12 @@ class Session:
         return proc
 
     def run_python(self, block: Block) -> None:
-        script = self.cwd / f"readme_{block.line}.py"
+        named = re.search(r"(?:^file | as )([\w.]+\.py)$", block.mark)
+        script = self.cwd / (named[1] if named else f"readme_{block.line}.py")
         script.write_text(self.private(block.body), encoding="utf-8")
         where = f"README line {block.line}"
+        if block.mark.startswith("file "):
+            return
         if block.mark.startswith("plugin "):
             name = block.mark.split()[1]
             self.start(f"{sys.executable} {script}", where)

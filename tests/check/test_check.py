@@ -33,6 +33,7 @@ def _report(lines: list[str]) -> CheckReport:
 
 
 def test_check_finds_each_planted_fault_of_the_careless_sample_and_nothing_else(tmp_path: Path) -> None:
+    # SPEC: K1
     junit = tmp_path / "careless.xml"
     # A quick limit above the default: a loaded CI machine must not make a quick tool look slow.
     run = run_check_cli(
@@ -85,6 +86,7 @@ def test_check_finds_each_planted_fault_of_the_careless_sample_and_nothing_else(
     ids=["myplugin", "decorated", "raw_gates"],
 )
 def test_check_passes_the_good_samples_with_warnings_at_most(tmp_path: Path, plugin: tuple[str, ...]) -> None:
+    # SPEC: K1
     run = run_check_cli(tmp_path, *plugin, last="passed: ")
     assert run.code == 0, run.lines
     assert not [line for line in run.lines if line.startswith("error ")]
@@ -94,6 +96,7 @@ def test_check_passes_the_good_samples_with_warnings_at_most(tmp_path: Path, plu
 
 
 def test_check_finds_refusals_blocking_exceptions_growth_and_long_progress(tmp_path: Path) -> None:
+    # SPEC: K1
     run = run_check_cli(tmp_path, "tests/check/sloppy_plugin.py", "--quick-limit", "0.3", "--json", last="{")
     assert run.code == 1, run.stderr
     report = _report(run.lines)
@@ -116,6 +119,7 @@ def test_check_finds_refusals_blocking_exceptions_growth_and_long_progress(tmp_p
 
 
 def test_check_exits_2_with_one_line_when_the_plugin_ends_at_start(tmp_path: Path) -> None:
+    # SPEC: K1
     run = run_check_cli(tmp_path, "tests/check/crashing_plugin.py", last=None)
     assert run.code == 2
     assert run.lines == []

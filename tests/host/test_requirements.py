@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 TESTS = Path(__file__).resolve().parents[1]
-DONE = (1, 2, 3, 4, 5, 6, 7, 8)
+DONE = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 """The issues whose rules must be named by tests."""
 
 _TEST_NAME = re.compile(r"^\s*(?:async\s+)?def\s+(test_\w+)", re.MULTILINE)
