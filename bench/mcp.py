@@ -14,7 +14,12 @@ every round, and all measured by THE SAME load generator:
   `python -m xivmcp host --http 127.0.0.1:0 --auto-enable` as children, called with the bearer
   token from the host's data dir;
 * plugin:   `rawplugin_echo` of `python -m plugins_sample.raw_gates` on the same host, so each call
-  goes HTTP -> host -> broker -> plugin and back.
+  goes HTTP -> host -> broker -> plugin and back; the host also reads the game around each call
+  (`python -m xivmcp game` runs beside it, as `xivmcp up` starts it), to judge its side effects.
+
+With the plugin measured, a peer of its own then calls `RawPlugin.XivMcp.Invoke` directly with the
+same payload, sequentially: the bare bus round trip (`bus_median_us`), for the issue 10/10 target
+`plugin_median_us <= core_median_us + 1.2 x bus_median_us`.
 
 The load generator is a child process too: raw HTTP/1.1 keep-alive connections on asyncio (no
 HTTP library in the measured path). Each caller opens its own connection and MCP session
@@ -71,6 +76,8 @@ MCP_PATH = "/mcp"
 TEXT_SIZE = 100
 """Characters of the `text` argument of each call (an 8-digit call number, then filler)."""
 RATIO_TARGET = 1.3
+PLUGIN_PATH_FACTOR = 1.2
+"""Issue 10/10: plugin_median_us <= core_median_us + 1.2 x bus_median_us."""
 
 READY_TIMEOUT = 30.0
 """Seconds a server child has to start and report ready (and a tool to be listed)."""
@@ -452,6 +459,42 @@ def role_loadgen(args: argparse.Namespace) -> None:
     report("result", json.dumps(figures[0]))
 
 
+def role_bus_client(args: argparse.Namespace) -> None:
+    """The bare bus round trip the plugin path makes: `RawPlugin.XivMcp.Invoke` of `rawplugin_echo`
+    with the load generator's payload, called by a peer of its own, sequentially."""
+    import broker
+
+    payload = json.dumps({"text": "x" * TEXT_SIZE})
+
+    async def main() -> list[int]:
+        async with broker.connect(args.bus, "BenchBusClient") as pi:
+            invoke = pi.get_ipc_subscriber("RawPlugin.XivMcp.Invoke")
+            for i in range(args.warmup):
+                await invoke.invoke_func(f"w{i}", "rawplugin_echo", payload)
+            times: list[int] = []
+            for i in range(args.n):
+                started = time.perf_counter_ns()
+                await invoke.invoke_func(f"b{i}", "rawplugin_echo", payload)
+                times.append(time.perf_counter_ns() - started)
+            return times
+
+    with _maybe_profile(args):
+        times = asyncio.run(main())
+    us = sorted(ns / 1000 for ns in times)
+    figures = Figures(
+        median_us=statistics.median(us),
+        p99_us=_percentile(us, 0.99),
+        rps_1=len(us) / (sum(us) / 1e6),
+        median_us_16=0.0,
+        p99_us_16=0.0,
+        rps_16=0.0,
+        latency_n=len(us),
+        throughput_n=0,
+        callers=1,
+    )
+    report("result", json.dumps(figures))
+
+
 def _phase_timeout(args: argparse.Namespace) -> float:
     # A failsafe only: generous enough for a slow, busy or profiled machine.
     seconds: float = args.phase_seconds
@@ -559,6 +602,12 @@ def run_host(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Figu
             if match is None:
                 raise ChildError(f"cannot read the broker's endpoint from {listening!r}")
             bus = match.group(1)
+            # The game, as `xivmcp up` starts it: with it, the host reads the game around each plugin
+            # call (its side effects, T2), as it does for real.
+            game = children.start_command(
+                "game", *_project_command(args, "game", "xivmcp"), "game", "--bus", bus, "--test-clock"
+            )
+            _xivmcp_lines(game, ["game: ready"], READY_TIMEOUT)
             host = children.start_command(
                 "host",
                 *_project_command(args, "host", "xivmcp"),
@@ -587,6 +636,12 @@ def run_host(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Figu
             for target in ("core", "plugin"):
                 if target in targets:
                     out[target] = _loadgen(children, args, target, endpoint, str(token_file))
+            if "plugin" in targets:
+                extra = ["--profile", args.profile] if args.profile else []
+                client = children.start(
+                    "bus-client", "--bus", bus, "--n", str(args.n), "--warmup", str(args.warmup), *extra
+                )
+                out["bus"] = json.loads(client.expect("result", _phase_timeout(args)))
         return out
 
 
@@ -617,6 +672,13 @@ def summarise(results: dict[str, Figures], args: argparse.Namespace) -> dict[str
         out[f"{name}_vs_baseline"] = None if ratio is None else round(ratio, 3)
         rps_ratio = _ratio(fig and fig["rps_16"], base and base["rps_16"])
         out[f"{name}_rps_{args.callers}_vs_baseline"] = None if rps_ratio is None else round(rps_ratio, 3)
+    bus, core, plugin = results.get("bus"), results.get("core"), results.get("plugin")
+    out["bus_median_us"] = None if bus is None else round(bus["median_us"], 1)
+    if bus is not None and core is not None and plugin is not None:
+        allowed = core["median_us"] + PLUGIN_PATH_FACTOR * bus["median_us"]
+        out["plugin_path_limit_us"] = round(allowed, 1)
+        out["plugin_path_ok"] = plugin["median_us"] <= allowed
+        out["host_adds_us"] = round(plugin["median_us"] - core["median_us"] - bus["median_us"], 1)
     out["ratio_target"] = RATIO_TARGET
     out["plugin_ok"] = None if out["plugin_vs_baseline"] is None else out["plugin_vs_baseline"] <= RATIO_TARGET
     from importlib import metadata
@@ -673,6 +735,14 @@ def render(summary: dict[str, Any], elapsed: float) -> str:
             + ok
             + per_round("plugin_rounds")
         )
+    if summary.get("plugin_path_limit_us") is not None:
+        verdict = "ok" if summary["plugin_path_ok"] else "MISSED"
+        lines.append(
+            f"bare bus round trip (RawPlugin.XivMcp.Invoke, same payload) = {summary['bus_median_us']:.1f} us; "
+            f"plugin median {summary['plugin_median_us']:.1f} us <= core + {PLUGIN_PATH_FACTOR} x bus = "
+            f"{summary['plugin_path_limit_us']:.1f} us: {verdict} (the host adds {summary['host_adds_us']:.1f} us "
+            "beyond one bus round trip)"
+        )
     for name in ("core", "plugin"):
         ratio = summary.get(f"{name}_rps_{n}_vs_baseline")
         if ratio is not None:
@@ -728,7 +798,7 @@ def run_all(args: argparse.Namespace) -> int:
         if host_targets:
             print(f"bench: round {r + 1}/{args.rounds}: {', '.join(host_targets)} …", file=sys.stderr, flush=True)
             for name, figures in run_host(args, host_targets).items():
-                rounds[name].append(figures)
+                rounds.setdefault(name, []).append(figures)
     summary = summarise({name: _combine(figs) for name, figs in rounds.items()}, args)
     if "baseline" in rounds:
         for name in ("core", "plugin"):
@@ -746,6 +816,7 @@ def run_all(args: argparse.Namespace) -> int:
 ROLES: dict[str, Callable[[argparse.Namespace], None]] = {
     "baseline-server": role_baseline_server,
     "loadgen": role_loadgen,
+    "bus-client": role_bus_client,
 }
 
 
@@ -785,6 +856,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tool", default=None, help=argparse.SUPPRESS)
     p.add_argument("--target", default=None, help=argparse.SUPPRESS)
     p.add_argument("--token-file", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--bus", default=None, help=argparse.SUPPRESS)
     return p
 
 
