@@ -2,17 +2,17 @@
 
     python -m plugins_sample.decorated --bus tcp://127.0.0.1:37520
 
-The same kind of tools as `plugins_sample.myplugin` (written with the client, the C#-shaped
+The same kind of tools as `plugins_sample.client_sample` (written with the client, the C#-shaped
 API) and `plugins_sample.raw_gates` (the gates by hand), but each is a plain function: its name,
-description, schema and argument checks come from the function itself. Compare
-`decorated_set_flag` with MyPlugin's `set_flag`: the range check is `Meta(ge=1, le=42)`, and
-"x" sent as "21.4", or "openMap" for "open_map", is bound all the same.
+description, schema and argument checks come from the function itself, as in
+`plugins_sample.myplugin`. Compare `decorated_set_flag` with ClientSample's `set_flag`: the range
+check is `Meta(ge=1, le=42)`, and "x" sent as "21.4", or "openMap" for "open_map", is bound all the same.
 
 Tools: `decorated_status` (read-only, a TypedDict result), `decorated_set_flag` (a Struct result,
 so an outputSchema and structuredContent), `decorated_find_spots` (a `Listing`, paged with
 `limit` / `offset`), `decorated_farm` (long-running: progress, safe to cancel) and
-`decorated_restock` (asks the player's approval mid-call, with the price). Like MyPlugin it keeps
-a small world of its own, standing in for the game.
+`decorated_restock` (asks the player's approval mid-call, with the price). Unlike MyPlugin, which
+acts on the simulated game, it keeps a small world of its own, standing in for the game.
 """
 
 from __future__ import annotations

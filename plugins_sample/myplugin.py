@@ -1,18 +1,26 @@
-"""MyPlugin: the seeds' example tools, written with the plugin-side client, acting on the simulated game.
+"""MyPlugin: the seeds' example tools, declared with the plugin kit's decorator API, on the simulated game.
 
     python -m plugins_sample.myplugin --bus tcp://127.0.0.1:37520
 
-Tools: `myplugin_status` (read-only), `myplugin_set_flag` (checks its arguments as the seed
-does), `myplugin_follow` / `myplugin_stop`, `myplugin_farm` (long-running: progress, safe to
-cancel), `myplugin_restock` (asks the player's approval mid-call, with the price).
+Tools: `myplugin_status` (read-only), `myplugin_set_flag` (checks its arguments as the seed does),
+`myplugin_follow` / `myplugin_stop`, `myplugin_farm` (long-running: progress, safe to cancel),
+`myplugin_restock` (asks the player's approval mid-call, with the price).
 
-Every change is the game's (`game.GameClient` over this process's own bus connection), so the game
-records it as MyPlugin's and XIV MCP checks it against what each tool declared (T2). MyPlugin
-itself remembers only whom it follows and how many kills it farmed. Without a game on the bus a
-tool that acts says so ("start it with `xivmcp game`"); `myplugin_status` and `myplugin_stop` still
-answer, since there is nothing to read or to stop. It prints a line on stdout for each tool XIV
-MCP accepted (with the plugin's state), each walk and purchase, and when farming starts and stops,
-for people and for tests.
+This is the sample to copy. Each tool is a plain function under `@plugin.tool` or
+`@plugin.long_running_tool` (`gates.plugin.Plugin`): its name, description (the docstring, whose
+`Args` document the parameters), inputSchema and argument checks (the type hints, with
+`Annotated[int, Meta(ge=1)]` for bounds) and outputSchema (the result's Struct) come from the
+function. `plugins_sample.client_sample` is the same plugin on the C#-shaped `XivMcpClient`, for
+code ported to the game; `plugins_sample.raw_gates` shows the raw gates, and `plugins_sample.careless`
+what not to do.
+
+Every change is the game's (`GameClient(plugin.client.pi)`: this process's own bus connection), so
+the game records it as MyPlugin's and XIV MCP checks it against what each tool declared (T2).
+MyPlugin itself remembers only whom it follows and how many kills it farmed. Without a game on the
+bus a tool that acts says so ("start it with `xivmcp game`"); `myplugin_status` and `myplugin_stop`
+still answer, since there is nothing to read or to stop. It prints a line on stdout for each tool
+XIV MCP accepted (with the plugin's state), each walk and purchase, and when farming starts and
+stops, for people and for tests.
 """
 
 from __future__ import annotations
@@ -21,20 +29,14 @@ import argparse
 import math
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Annotated, Final, TypeVar
 
 import anyio
+import msgspec
+from msgspec import Meta
 
 from game import GameClient, GameError, GameUnavailableError, ItemInfo, Zone
-from gates.plugin import (
-    CallCancelledError,
-    HostReplyError,
-    JobStep,
-    McpCall,
-    McpToolError,
-    ToolDefinition,
-    XivMcpClient,
-)
+from gates.plugin import CallCancelledError, HostReplyError, JobStep, McpCall, McpToolError, Plugin, XivMcpClient
 
 from ._run import parse_args, run, say
 
@@ -45,41 +47,7 @@ GIL: Final = 1
 """The catalog's currency id of gil."""
 T = TypeVar("T")
 
-FLAG_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "x": {"type": "number", "description": "Map X coordinate, as the in-game map shows it (about 1 to 42)."},
-        "y": {"type": "number", "description": "Map Y coordinate, as the in-game map shows it."},
-        "zone": {"type": "string", "description": "Zone name or territory id. Default: the zone you are in."},
-        "open_map": {"type": "boolean", "description": "Open the map at the flag. Default true."},
-        "name": {"type": "string", "description": "What the spot is (shown as the map window title)."},
-    },
-    "required": ["x", "y"],
-}
-
-FOLLOW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "x": {"type": "number", "description": "World X of a point to walk to instead, in yalms (with z)."},
-        "z": {"type": "number", "description": "World Z of that point, in yalms (with x)."},
-    },
-}
-
-FARM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "minutes": {"type": "integer", "minimum": 1, "maximum": 600, "description": "How long to farm. Default 60."},
-        "kills": {"type": "integer", "minimum": 1, "description": "Stop after this many kills in all (a target)."},
-    },
-}
-
-RESTOCK_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "item": {"type": "string", "description": "What to buy. Default: Hi-Potion."},
-        "count": {"type": "integer", "minimum": 1, "maximum": 999, "description": "How many. Default 10."},
-    },
-}
+plugin = Plugin(NAME)
 
 
 @dataclass
@@ -88,6 +56,71 @@ class Memory:
 
     following: str | None = None
     kills: int = 0
+
+
+@dataclass
+class Settings:
+    """What the command line sets (`--seconds-per-kill`)."""
+
+    seconds_per_kill: float = 5.0
+
+
+memory = Memory()
+settings = Settings()
+
+
+class Flag(msgspec.Struct):
+    zone: str
+    x: float
+    y: float
+    name: str | None
+
+
+class Status(msgspec.Struct):
+    """What MyPlugin knows, and what the game says (null while the game is not running)."""
+
+    following: str | None
+    kills: int
+    flag: Flag | None = None
+    gil: int | None = None
+    zone: str | None = None
+    moving: bool | None = None
+    game: str = "running"
+    """Why the game could not be read, or "running"."""
+
+
+class FlagPlaced(msgspec.Struct, rename="camel"):
+    zone: str | None
+    x: float
+    y: float
+    map_opened: bool
+
+
+class Point(msgspec.Struct):
+    x: float
+    z: float
+
+
+class Following(msgspec.Struct):
+    following: str | None
+    to: Point
+    distance: float
+    eta: float
+
+
+class Stopped(msgspec.Struct):
+    stopped: bool
+
+
+class Farmed(msgspec.Struct):
+    kills: int
+
+
+class Restocked(msgspec.Struct, rename="camel"):
+    bought: int
+    item: str
+    gil: int
+    gil_left: int
 
 
 async def on_game(action: Awaitable[T]) -> T:
@@ -101,26 +134,6 @@ async def on_game(action: Awaitable[T]) -> T:
         ) from None
     except GameError as exc:
         raise McpToolError(f"The game refused: {exc.message}") from None
-
-
-def _number(args: dict[str, Any], key: str) -> float:
-    value = args.get(key)
-    if value is None:
-        raise McpToolError(f"'{key}' is required.")
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise McpToolError(f"'{key}' must be a number, such as 21.4; got {value!r}.")
-    return float(value)
-
-
-def _whole(args: dict[str, Any], key: str, low: int, high: int | None = None) -> int | None:
-    """A whole-number argument within its bounds, or None when it was left out."""
-    value = args.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
-        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        raise McpToolError(f"'{key}' must be a whole number {bounds}; got {value!r}.")
-    return value
 
 
 def _zone(zones: list[Zone], wanted: str) -> Zone:
@@ -141,209 +154,206 @@ def _item(items: list[ItemInfo], wanted: str) -> ItemInfo:
     raise McpToolError(f"The vendor sells no {wanted!r} for gil. It sells: {names}.")
 
 
-class MyPlugin:
-    """The tools' handlers, over the game."""
+@plugin.tool(read_only=True)
+async def myplugin_status() -> Status:
+    """Whom My Plugin is following right now, if anyone, with the kills it farmed, the map flag
+    and the character's gil.
 
-    def __init__(self, game: GameClient, seconds_per_kill: float) -> None:
-        self.game = game
-        self.memory = Memory()
-        self.seconds_per_kill = seconds_per_kill
-
-    async def status(self, args: dict[str, Any]) -> dict[str, Any]:
-        memory = self.memory
-        answer: dict[str, Any] = {
-            "following": memory.following,
-            "kills": memory.kills,
-            "flag": None,
-            "gil": None,
-            "zone": None,
-            "moving": None,
-        }
-        try:
-            flag, player = await self.game.flag(), await self.game.player()
-        except GameError as exc:  # still worth answering: what MyPlugin itself knows
-            return {**answer, "game": str(exc)}
-        if flag is not None:
-            answer["flag"] = {"zone": flag.zone, "x": flag.x, "y": flag.y, "name": flag.name}
-        return {**answer, "gil": player.player.gil, "zone": player.zone, "moving": player.moving, "game": "running"}
-
-    async def set_flag(self, args: dict[str, Any]) -> dict[str, Any]:
-        x, y = _number(args, "x"), _number(args, "y")
-        if not (1 <= x <= 42 and 1 <= y <= 42):
-            raise McpToolError(f"({x:g}, {y:g}) is off the map: map coordinates run from 1 to 42.")
-        zone_arg, open_map, name = args.get("zone"), args.get("open_map", True), args.get("name")
-        if zone_arg is not None and not isinstance(zone_arg, str):
-            raise McpToolError(f"'zone' must be a zone name or territory id as a string; got {zone_arg!r}.")
-        if not isinstance(open_map, bool):
-            raise McpToolError(f"'open_map' must be true or false; got {open_map!r}.")
-        if name is not None and not isinstance(name, str):
-            raise McpToolError(f"'name' must be a string, such as \"Summit\"; got {name!r}.")
-        territory = None
-        if zone_arg is not None:
-            territory = _zone(await on_game(self.game.zones()), zone_arg).territory
-        await on_game(self.game.set_flag(x, y, territory=territory, name=name or None))
-        flag = await on_game(self.game.flag())
-        zone = flag.zone if flag is not None else zone_arg
-        if open_map:
-            await on_game(self.game.open_window("Map", text=name or f"{zone} ({x:.1f}, {y:.1f})"))
-        return {"zone": zone, "x": x, "y": y, "mapOpened": open_map}
-
-    async def follow(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Walk toward the target (an aetheryte of this zone: what the simulated game places), or a point."""
-        if "x" in args or "z" in args:
-            goal_x, goal_z, following, stop_short = _number(args, "x"), _number(args, "z"), None, 0.0
-        else:
-            player = await on_game(self.game.player())
-            target = player.player.target
-            if target is None:
-                raise McpToolError(
-                    "Nobody is targeted. Target someone in the game first, or pass 'x' and 'z' (a world point, "
-                    "in yalms) to walk there."
-                )
-            zones = await on_game(self.game.zones())
-            zone = next((z for z in zones if z.territory == player.player.territory), None)
-            if zone is None:
-                raise McpToolError(
-                    f"The game has no zone {player.player.territory}, where the character is; "
-                    "start it with a world whose zones include it."
-                )
-            spot = next((a for a in zone.aetherytes if a.name.lower() == target.lower()), None)
-            if spot is None:
-                seen = ", ".join(a.name for a in zone.aetherytes) or "none"
-                raise McpToolError(
-                    f"MyPlugin can't see where {target} is: in {zone.name} the game places only its aetherytes "
-                    f"({seen}). Target one of them, or pass 'x' and 'z' to walk to a point."
-                )
-            goal_x, goal_z, following, stop_short = spot.position.x, spot.position.z, target, FOLLOW_RANGE
-        here = (await on_game(self.game.position())).position
-        distance = math.hypot(goal_x - here.x, goal_z - here.z)
-        if distance > stop_short:
-            share = (distance - stop_short) / distance
-            to_x, to_z = here.x + (goal_x - here.x) * share, here.z + (goal_z - here.z) * share
-            walk = await on_game(self.game.move_to(to_x, to_z))
-            say(f"{NAME}: walking to ({to_x:.1f}, {to_z:.1f})")
-            eta = walk.eta
-        else:
-            eta = 0.0
-        self.memory.following = following
-        return {"following": following, "to": {"x": goal_x, "z": goal_z}, "distance": round(distance, 1), "eta": eta}
-
-    async def stop(self, args: dict[str, Any]) -> dict[str, Any]:
-        was_following, self.memory.following = self.memory.following, None
-        try:
-            movement = (await self.game.state()).movement
-            walking = movement is not None and movement.by == NAME  # someone else's walk is not ours to stop
-            if walking:
-                await self.game.stop()
-        except GameUnavailableError:
-            walking = False  # no game: nothing walks
-        except GameError as exc:
-            raise McpToolError(f"The game refused to stop: {exc.message}") from None
-        return {"stopped": walking or was_following is not None}
-
-    async def farm(self, call: McpCall) -> dict[str, Any]:
-        minutes = _whole(call.args, "minutes", 1, 600)
-        minutes = 60 if minutes is None else minutes
-        target = _whole(call.args, "kills", 1)
-        memory = self.memory
-        # A fight someone else started (AutoDuty, the player) is not MyPlugin's to end afterwards.
-        started_fight = bool((await on_game(self.game.start_combat())).changes)
-        deadline = anyio.current_time() + minutes * 60
-        say(f"{NAME}: farming ({call.id})")
-        try:
-            while anyio.current_time() < deadline and (target is None or memory.kills < target):
-                await call.sleep(self.seconds_per_kill)  # raises CallCancelledError when cancelled
-                memory.kills += 1
-                call.progress(f"{memory.kills} kills")
-            return {"kills": memory.kills}
-        except CallCancelledError:
-            call.progress(f"Stopped safely after {memory.kills} kills.")
-            say(f"{NAME}: stopped farming safely after {memory.kills} kills ({call.id})")
-            raise
-        finally:
-            if started_fight:
-                with anyio.move_on_after(5, shield=True):  # also when the call is cancelled under it
-                    try:
-                        await self.game.end_combat()
-                    except GameError as exc:
-                        say(f"{NAME}: could not leave combat: {exc}")
-
-    async def restock(self, call: McpCall) -> dict[str, Any]:
-        wanted = call.args.get("item", "Hi-Potion")
-        if not isinstance(wanted, str):
-            raise McpToolError(f"'item' must be an item's name, such as \"Hi-Potion\"; got {wanted!r}.")
-        count = _whole(call.args, "count", 1, 999)
-        count = 10 if count is None else count
-        item = _item(await on_game(self.game.items()), wanted)
-        price = count * item.price
-        gil = (await on_game(self.game.player())).player.gil
-        if price > gil:
-            raise McpToolError(f"{count} {item.name} cost {price:,} gil but only {gil:,} gil are left; buy fewer.")
-        if not await call.request_approval("spend_gil", f"Buy {count} {item.name} for {price:,} gil"):
-            raise McpToolError("The player declined the purchase; nothing was bought.")
-        await on_game(self.game.buy(item.item_id, count))
-        left = (await on_game(self.game.player())).player.gil
-        say(f"{NAME}: bought {count} {item.name} for {price:,} gil")
-        return {"bought": count, "item": item.name, "gil": price, "gilLeft": left}
+    Returns:
+        Whom it follows and the kills; flag, gil, zone, moving (null without a game); game ("running" or why not).
+    """
+    game = GameClient(plugin.client.pi)  # the simulated game, over the plugin's own connection
+    answer = Status(following=memory.following, kills=memory.kills)
+    try:
+        flag, player = await game.flag(), await game.player()
+    except GameError as exc:  # still worth answering: what MyPlugin itself knows
+        answer.game = str(exc)
+        return answer
+    answer.flag = None if flag is None else Flag(zone=flag.zone, x=flag.x, y=flag.y, name=flag.name)
+    answer.gil, answer.zone, answer.moving = player.player.gil, player.zone, player.moving
+    return answer
 
 
-def build(client: XivMcpClient, plugin: MyPlugin) -> None:
-    client.add_tool(
-        ToolDefinition(
-            name="myplugin_status",
-            description="Whom My Plugin is following right now, if anyone, with the kills it farmed, "
-            "the map flag and the character's gil.",
-            read_only=True,
-        ),
-        plugin.status,
-    )
-    client.add_tool(
-        ToolDefinition(
-            name="myplugin_set_flag",
-            description="Places the flag on the player's map at map coordinates in any zone, and opens "
-            "the map at it. Only marks the spot: nothing moves.",
-            capabilities=["game_ui"],
-            input_schema=FLAG_SCHEMA,
-        ),
-        plugin.set_flag,
-    )
-    client.add_tool(
-        ToolDefinition(
-            name="myplugin_follow",
-            description="Walks the character up to the current target (an aetheryte in this simulated game), "
-            "or to a world point 'x', 'z', until it arrives or myplugin_stop is called.",
-            capabilities=["move_character"],
-            input_schema=FOLLOW_SCHEMA,
-        ),
-        plugin.follow,
-    )
-    client.add_tool(
-        ToolDefinition(
-            name="myplugin_stop",
-            description="Stops following (see myplugin_follow): the character stops where it is.",
-            capabilities=["move_character"],
-        ),
-        plugin.stop,
-    )
-    client.add_long_running_tool(
-        ToolDefinition(
-            name="myplugin_farm",
-            description="Farms the current zone until 'minutes' have passed or 'kills' kills are reached. "
-            "Run it as a job step; safe to pause and resume.",
-            capabilities=["move_character", "combat"],
-            input_schema=FARM_SCHEMA,
-        ),
-        plugin.farm,
-    )
-    client.add_long_running_tool(
-        ToolDefinition(
-            name="myplugin_restock",
-            description="Buys potions from the vendor with gil. Asks the player with the price first.",
-            capabilities=["spend_gil", "move_items"],
-            input_schema=RESTOCK_SCHEMA,
-        ),
-        plugin.restock,
-    )
+@plugin.tool(capabilities=["game_ui"])
+async def myplugin_set_flag(
+    x: float, y: float, zone: str | None = None, open_map: bool = True, name: str | None = None
+) -> FlagPlaced:
+    """Places the flag on the player's map at map coordinates in any zone, and opens the map at it.
+    Only marks the spot: nothing moves.
+
+    Args:
+        x: Map X coordinate, as the in-game map shows it (about 1 to 42).
+        y: Map Y coordinate, as the in-game map shows it.
+        zone: Zone name or territory id. Default: the zone you are in.
+        open_map: Open the map at the flag. Default true.
+        name: What the spot is (shown as the map window title).
+
+    Returns:
+        The flag's zone, x and y, and whether the map was opened (mapOpened).
+    """
+    # Checked here rather than with Meta(ge=1, le=42), to keep the seed's words for it.
+    if not (1 <= x <= 42 and 1 <= y <= 42):
+        raise McpToolError(f"({x:g}, {y:g}) is off the map: map coordinates run from 1 to 42.")
+    game = GameClient(plugin.client.pi)
+    territory = None
+    if zone is not None:
+        territory = _zone(await on_game(game.zones()), zone).territory
+    await on_game(game.set_flag(x, y, territory=territory, name=name or None))
+    flag = await on_game(game.flag())
+    placed = flag.zone if flag is not None else zone
+    if open_map:
+        await on_game(game.open_window("Map", text=name or f"{placed} ({x:.1f}, {y:.1f})"))
+    return FlagPlaced(zone=placed, x=x, y=y, map_opened=open_map)
+
+
+@plugin.tool(capabilities=["move_character"])
+async def myplugin_follow(x: float | None = None, z: float | None = None) -> Following:
+    """Walks the character up to the current target (an aetheryte in this simulated game), or to a
+    world point 'x', 'z', until it arrives or myplugin_stop is called.
+
+    Args:
+        x: World X of a point to walk to instead, in yalms (with z).
+        z: World Z of that point, in yalms (with x).
+
+    Returns:
+        Whom it follows (null for a point), where it walks to, the distance and the seconds to arrive (eta).
+    """
+    if (x is None) != (z is None):
+        given, missing = ("z", "x") if x is None else ("x", "z")
+        raise McpToolError(f"'{missing}' is required with '{given}' (a world point); pass both, or neither.")
+    game = GameClient(plugin.client.pi)  # after the checks that need no game, which plugin.call runs without a bus
+    if x is not None and z is not None:
+        goal_x, goal_z, following, stop_short = x, z, None, 0.0
+    else:
+        goal_x, goal_z, following = await _target(game)
+        stop_short = FOLLOW_RANGE
+    here = (await on_game(game.position())).position
+    distance = math.hypot(goal_x - here.x, goal_z - here.z)
+    eta = 0.0
+    if distance > stop_short:
+        share = (distance - stop_short) / distance
+        to_x, to_z = here.x + (goal_x - here.x) * share, here.z + (goal_z - here.z) * share
+        walk = await on_game(game.move_to(to_x, to_z))
+        say(f"{NAME}: walking to ({to_x:.1f}, {to_z:.1f})")
+        eta = walk.eta
+    memory.following = following
+    return Following(following=following, to=Point(x=goal_x, z=goal_z), distance=round(distance, 1), eta=eta)
+
+
+async def _target(game: GameClient) -> tuple[float, float, str]:
+    """Where the current target is (an aetheryte of this zone: what the simulated game places), and its name."""
+    player = await on_game(game.player())
+    target = player.player.target
+    if target is None:
+        raise McpToolError(
+            "Nobody is targeted. Target someone in the game first, or pass 'x' and 'z' (a world point, "
+            "in yalms) to walk there."
+        )
+    zones = await on_game(game.zones())
+    zone = next((z for z in zones if z.territory == player.player.territory), None)
+    if zone is None:
+        raise McpToolError(
+            f"The game has no zone {player.player.territory}, where the character is; "
+            "start it with a world whose zones include it."
+        )
+    spot = next((a for a in zone.aetherytes if a.name.lower() == target.lower()), None)
+    if spot is None:
+        seen = ", ".join(a.name for a in zone.aetherytes) or "none"
+        raise McpToolError(
+            f"MyPlugin can't see where {target} is: in {zone.name} the game places only its aetherytes "
+            f"({seen}). Target one of them, or pass 'x' and 'z' to walk to a point."
+        )
+    return spot.position.x, spot.position.z, target
+
+
+@plugin.tool(capabilities=["move_character"])
+async def myplugin_stop() -> Stopped:
+    """Stops following (see myplugin_follow): the character stops where it is.
+
+    Returns:
+        Whether there was anything to stop (stopped).
+    """
+    game = GameClient(plugin.client.pi)
+    was_following, memory.following = memory.following, None
+    try:
+        movement = (await game.state()).movement
+        walking = movement is not None and movement.by == NAME  # someone else's walk is not ours to stop
+        if walking:
+            await game.stop()
+    except GameUnavailableError:
+        walking = False  # no game: nothing walks
+    except GameError as exc:
+        raise McpToolError(f"The game refused to stop: {exc.message}") from None
+    return Stopped(stopped=walking or was_following is not None)
+
+
+@plugin.long_running_tool(capabilities=["move_character", "combat"])
+async def myplugin_farm(
+    call: McpCall,
+    minutes: Annotated[int, Meta(ge=1, le=600)] = 60,
+    kills: Annotated[int, Meta(ge=1)] | None = None,
+) -> Farmed:
+    """Farms the current zone until 'minutes' have passed or 'kills' kills are reached. Run it as a
+    job step; safe to pause and resume.
+
+    Args:
+        call: The running call: progress, cancellation (not an argument the assistant sends).
+        minutes: How long to farm. Default 60.
+        kills: Stop after this many kills in all (a target).
+
+    Returns:
+        The kills farmed in all.
+    """
+    game = GameClient(plugin.client.pi)
+    # A fight someone else started (AutoDuty, the player) is not MyPlugin's to end afterwards.
+    started_fight = bool((await on_game(game.start_combat())).changes)
+    deadline = anyio.current_time() + minutes * 60
+    say(f"{NAME}: farming ({call.id})")
+    try:
+        while anyio.current_time() < deadline and (kills is None or memory.kills < kills):
+            await call.sleep(settings.seconds_per_kill)  # raises CallCancelledError when cancelled
+            memory.kills += 1
+            call.progress(f"{memory.kills} kills")
+        return Farmed(kills=memory.kills)
+    except CallCancelledError:
+        call.progress(f"Stopped safely after {memory.kills} kills.")
+        say(f"{NAME}: stopped farming safely after {memory.kills} kills ({call.id})")
+        raise
+    finally:
+        if started_fight:
+            with anyio.move_on_after(5, shield=True):  # also when the call is cancelled under it
+                try:
+                    await game.end_combat()
+                except GameError as exc:
+                    say(f"{NAME}: could not leave combat: {exc}")
+
+
+@plugin.long_running_tool(capabilities=["spend_gil", "move_items"])
+async def myplugin_restock(
+    call: McpCall, item: str = "Hi-Potion", count: Annotated[int, Meta(ge=1, le=999)] = 10
+) -> Restocked:
+    """Buys potions from the vendor with gil. Asks the player with the price first.
+
+    Args:
+        call: The running call: the player's approval mid-call (not an argument the assistant sends).
+        item: What to buy. Default: Hi-Potion.
+        count: How many. Default 10.
+
+    Returns:
+        How many of which item were bought, the gil they cost and the gil left (gilLeft).
+    """
+    game = GameClient(plugin.client.pi)
+    sold = _item(await on_game(game.items()), item)
+    price = count * sold.price
+    gil = (await on_game(game.player())).player.gil
+    if price > gil:
+        raise McpToolError(f"{count} {sold.name} cost {price:,} gil but only {gil:,} gil are left; buy fewer.")
+    if not await call.request_approval("spend_gil", f"Buy {count} {sold.name} for {price:,} gil"):
+        raise McpToolError("The player declined the purchase; nothing was bought.")
+    await on_game(game.buy(sold.item_id, count))
+    left = (await on_game(game.player())).player.gil
+    say(f"{NAME}: bought {count} {sold.name} for {price:,} gil")
+    return Restocked(bought=count, item=sold.name, gil=price, gil_left=left)
 
 
 def _extra(parser: argparse.ArgumentParser) -> None:
@@ -354,8 +364,7 @@ def _extra(parser: argparse.ArgumentParser) -> None:
 
 
 async def farm_then_report(client: XivMcpClient) -> None:
-    """A job of two steps: farm 3 kills, then report them; the report's text comes from the farm
-    step's result through a placeholder."""
+    """A job of two steps: farm 3 kills, then report them (the text takes the farm step's result)."""
     await client.wait_registered()
     try:
         job = await client.start_job(
@@ -371,12 +380,12 @@ async def farm_then_report(client: XivMcpClient) -> None:
 
 def main() -> None:
     args = parse_args("myplugin", _extra)
+    settings.seconds_per_kill = args.seconds_per_kill
 
     async def serve() -> None:
-        async with XivMcpClient(NAME, bus=args.bus) as client:
+        async with plugin.connected(args.bus) as client:
             client.on_registration_failed(lambda message: say(f"{NAME}: XIV MCP rejected a tool: {message}"))
             client.on_registered(lambda tool, state: say(f"{NAME}: registered {tool} ({state})"))
-            build(client, MyPlugin(GameClient(client.pi), args.seconds_per_kill))
             say(f"{NAME}: connected to {client.pi.endpoint}")
             if args.job:
                 await farm_then_report(client)

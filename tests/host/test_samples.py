@@ -123,7 +123,10 @@ async def test_t3_the_handler_refuses_off_map_coordinates_and_a_refused_call_cha
         before = (await d.status())["flag"]
         error = await d.player.error("myplugin_set_flag", {"x": 50, "y": 2, "zone": "Kozama'uka"})
         assert error == "(50, 2) is off the map: map coordinates run from 1 to 42."
-        assert await d.player.error("myplugin_set_flag", {"y": 2}) == "'x' is required."
+        assert await d.player.error("myplugin_set_flag", {"y": 2}) == (
+            "myplugin_set_flag needs 'x', a number. Its arguments are x, y (required) and zone, open_map, name "
+            "(optional)."
+        )
         assert (await d.status())["flag"] == before
         placed = await d.player.result("myplugin_set_flag", {"x": 21.4, "y": 18.2, "zone": "Kozama'uka"})
         assert placed == {"zone": "Kozama'uka", "x": 21.4, "y": 18.2, "mapOpened": True}
