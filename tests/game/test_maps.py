@@ -77,3 +77,13 @@ def test_a11_world_to_map_and_back_is_the_same_point(map_info: MapInfo, x: float
 def test_a11_map_to_world_and_back_is_the_same_point(map_info: MapInfo, x: float, y: float) -> None:
     back_x, back_y = to_map(map_info, *to_world(map_info, x, y))
     assert _close(back_x, x) and _close(back_y, y)
+
+
+@pytest.mark.parametrize("world", [(-512.0, 300.0), (12.5, -88.25)])
+@pytest.mark.parametrize("map_info", [FIELD, MapInfo(size_factor=200, offset_x=-64, offset_y=32)])
+def test_a11_the_real_hosts_test_points_round_trip_to_three_places(
+    map_info: MapInfo, world: tuple[float, float]
+) -> None:
+    # The points and maps of the real host's MapTests.cs (a field map, and a city with offsets).
+    back = to_world(map_info, *to_map(map_info, *world))
+    assert (round(back[0], 3), round(back[1], 3)) == world
