@@ -49,9 +49,9 @@ class GatePeer(Protocol):
 
     def _check_subscribe(self, gate: str) -> None: ...
 
-    def _send(self, frames: list[bytes]) -> None: ...
+    def _send(self, frame: bytes) -> None: ...
 
-    def _send_quietly(self, frames: list[bytes]) -> None: ...
+    def _send_quietly(self, frame: bytes) -> None: ...
 
     async def _invoke(self, gate: str, kind: w.Kind, args: tuple[object, ...]) -> Any: ...
 
@@ -82,7 +82,7 @@ class CallGateProvider:
             msg: w.Provide | w.Withdraw = w.Withdraw(gate=self.name, kind=kind)
         else:
             msg = w.Provide(gate=self.name, kind=kind, params=slot.params, returns=slot.returns)
-        self._pi._send_quietly([w.encode(msg)])  # restored on reconnect if this is lost
+        self._pi._send_quietly(w.encode(msg))  # restored on reconnect if this is lost
 
     def register_func(self, handler: Handler) -> None:
         """Serve this gate's func with `handler` (sync or async); raises `IpcRefusedError` if this
@@ -105,7 +105,7 @@ class CallGateProvider:
         except (TypeError, msgspec.EncodeError) as exc:
             raise IpcTypeMismatchError(f"The message for {self.name} cannot be sent as JSON: {exc}.") from None
         self._pi._check_size(self.name, payload)
-        self._pi._send([w.encode(w.Send(gate=self.name, payload=payload))])
+        self._pi._send(w.encode(w.Send(gate=self.name, payload=payload)))
 
     @property
     def subscription_count(self) -> int:
@@ -141,7 +141,7 @@ class CallGateSubscriber:
     def subscribe(self, callback: Handler) -> None:
         self._pi._check_subscribe(self.name)
         self._pi._subscriptions.setdefault(self.name, []).append(callback)
-        self._pi._send_quietly([w.encode(w.Subscribe(gate=self.name))])
+        self._pi._send_quietly(w.encode(w.Subscribe(gate=self.name)))
 
     def unsubscribe(self, callback: Handler) -> None:
         callbacks = self._pi._subscriptions.get(self.name, [])
@@ -149,4 +149,4 @@ class CallGateSubscriber:
             callbacks.remove(callback)
             if not callbacks:
                 del self._pi._subscriptions[self.name]
-            self._pi._send_quietly([w.encode(w.Unsubscribe(gate=self.name))])
+            self._pi._send_quietly(w.encode(w.Unsubscribe(gate=self.name)))

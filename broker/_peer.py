@@ -28,6 +28,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 import anyio
 import msgspec
@@ -54,6 +55,9 @@ from ._peer_mirror import _Mirror
 from ._peer_serve import _Serving
 from ._signature import json_type_name
 from ._transport import DealerTransport
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 _monotonic = time.monotonic
 
@@ -85,13 +89,20 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
 
     # --- receiving -------------------------------------------------------------------------
 
-    def _on_frames(self, frames: list[bytes]) -> None:
+    def _on_frame(self, frame: Buffer) -> None:
         try:
-            msg = w.decode_to_peer(frames[0])
+            msg = w.decode_peer_frame(frame)
         except (msgspec.DecodeError, msgspec.ValidationError):
             log.warning("%s: ignored a malformed frame from the broker", self.name)
             return
         self._conn.last_heard = _monotonic()
+        if isinstance(msg, list):
+            for each in msg:
+                self._dispatch(each)
+        else:
+            self._dispatch(msg)
+
+    def _dispatch(self, msg: w.ToPeer) -> None:
         match msg:
             case w.Result():
                 future = self._calls.get(msg.id)
@@ -158,23 +169,25 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
         self._welcomed(msg.heartbeat)
         self._take_table(msg.gates, msg.peers, msg.seq)
         self._connected = True
+        if self._transport is not None:
+            self._transport.pack = w.batches if msg.batch else None
         for gate, provided in self._provided.items():
             slots: tuple[tuple[w.Kind, _Slot | None], ...] = (("func", provided.func), ("action", provided.action))
             for kind, slot in slots:
                 if slot is not None:
                     self._send_quietly(
-                        [w.encode(w.Provide(gate=gate, kind=kind, params=slot.params, returns=slot.returns))]
+                        w.encode(w.Provide(gate=gate, kind=kind, params=slot.params, returns=slot.returns))
                     )
         for gate, callbacks in self._subscriptions.items():
             for _ in callbacks:
-                self._send_quietly([w.encode(w.Subscribe(gate=gate))])
+                self._send_quietly(w.encode(w.Subscribe(gate=gate)))
         log.info("%s %s the bus at %s", self.name, "reconnected to" if reconnect else "connected to", self.endpoint)
         for callback in list(conn.listeners):
             self._run_callback(callback, (True,), "connection change")
         self._changed()
 
     async def _start(self, connect_timeout: float) -> None:
-        self._transport = DealerTransport(self.endpoint, self._on_frames, MAX_PAYLOAD * 2 + 65536)
+        self._transport = DealerTransport(self.endpoint, self._on_frame, MAX_PAYLOAD * 2 + 65536, self._on_unsent)
         self._tg.start_soon(self._heartbeat, name="bus heartbeat")
 
         def answered() -> bool:
@@ -209,7 +222,7 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
         if self._closed:
             return
         if self._connected:
-            self._send_quietly([w.encode(w.Bye())])
+            self._send_quietly(w.encode(w.Bye()))
         self._closed = True
         self._connected = False
         for task in list(self._tasks):

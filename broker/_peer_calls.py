@@ -49,13 +49,13 @@ class _Calls(_Link):
         future: asyncio.Future[w.Result] = self._loop.create_future()
         self._calls[call_id] = future
         try:
-            self._send([w.encode(w.Call(id=call_id, gate=gate, kind=kind, payload=payload))])
+            self._send(w.encode(w.Call(id=call_id, gate=gate, kind=kind, payload=payload)), future)
             try:
                 result = await future
             except BaseException:
                 # Cancelled, or failed here: nobody will read the answer, so free the call at
                 # the broker now rather than when (if ever) the provider replies.
-                self._send_quietly([w.encode(w.Abandon(id=call_id))])
+                self._send_quietly(w.encode(w.Abandon(id=call_id)))
                 raise
         finally:
             self._calls.pop(call_id, None)
@@ -72,7 +72,7 @@ class _Calls(_Link):
         future: asyncio.Future[w.BrokerStats] = self._loop.create_future()
         self._stats[request_id] = future
         try:
-            self._send([w.encode(w.Stats(id=request_id))])
+            self._send(w.encode(w.Stats(id=request_id)), future)
             return await future
         finally:
             self._stats.pop(request_id, None)

@@ -108,26 +108,38 @@ class _Link:
                 f"bytes ({limit // 1024} KiB). Send less, or start the broker with a larger --max-payload."
             )
 
-    def _send(self, frames: list[bytes]) -> None:
+    def _send(self, frame: bytes, waiter: asyncio.Future[Any] | None = None) -> None:
+        """Send `frame` (now, or with the rest of this loop turn's: `DealerTransport.send`);
+        raise at once if the bus takes no messages. `waiter`, if given, fails with
+        IpcDisconnectedError if the frame was queued and then could not be sent."""
         if not self._connected or self._transport is None:
             raise IpcDisconnectedError(
                 f"{self.name} is not connected to the bus at {self.endpoint}; start the broker "
                 "(`xivmcp broker` or `xivmcp up`). This process reconnects by itself."
             )
         try:
-            self._transport.send(frames)
+            self._transport.send(frame, waiter)
         except TransportBusyError:
-            raise IpcDisconnectedError(
-                f"The bus at {self.endpoint} is not taking messages from {self.name} right now "
-                "(connection lost, or too much queued); try again shortly."
-            ) from None
+            raise IpcDisconnectedError(self._not_taken()) from None
 
-    def _send_quietly(self, frames: list[bytes]) -> None:
+    def _not_taken(self) -> str:
+        return (
+            f"The bus at {self.endpoint} is not taking messages from {self.name} right now "
+            "(connection lost, or too much queued); try again shortly."
+        )
+
+    def _on_unsent(self, waiters: list[asyncio.Future[Any]]) -> None:
+        """The transport could not send, when the turn ended, frames that callers wait on."""
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(IpcDisconnectedError(self._not_taken()))
+
+    def _send_quietly(self, frame: bytes) -> None:
         """Send control traffic (hello, ping, restore) that may fail while disconnected."""
         if self._transport is None or self._closed:
             return  # closed: a task that had already woken up (heartbeat, handler) sends nothing
         try:
-            self._transport.send(frames)
+            self._transport.send(frame)
         except TransportBusyError:
             pass
 

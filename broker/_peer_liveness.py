@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 import anyio.abc
@@ -29,6 +29,9 @@ from . import _wire as w
 from ._peer_calls import _Calls
 from ._peer_link import log
 from ._transport import LivenessBeacon
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 _monotonic: Final = time.monotonic
 
@@ -48,9 +51,10 @@ class _Liveness(_Calls):
         """Heartbeat turns so far (tests wait for one to pass)."""
 
     def _hello(self) -> None:
-        self._send_quietly(
-            [w.encode(w.Hello(name=self.name, protocol=w.PROTOCOL_VERSION, incarnation=self.incarnation))]
-        )
+        if self._transport is not None:
+            self._transport.pack = None  # whoever answers may be a broker that reads no batches
+        hello = w.Hello(name=self.name, protocol=w.PROTOCOL_VERSION, incarnation=self.incarnation, batch=True)
+        self._send_quietly(w.encode(hello))
 
     def _lost(self, why: str) -> None:
         if not self._connected:
@@ -83,7 +87,7 @@ class _Liveness(_Calls):
                     self._lost(f"no answer from the broker for {self._conn.timeout:.1f} s")
                     self._hello()
                 else:
-                    self._send_quietly([ping])
+                    self._send_quietly(ping)
             else:
                 self._hello()
             self._heartbeats += 1
@@ -106,7 +110,7 @@ class _Liveness(_Calls):
     def _alive_frame(self) -> bytes:  # in the beacon's thread
         return w.encode(w.Alive(name=self.name, incarnation=self.incarnation, stamp=_monotonic()))
 
-    def _on_beacon_reply(self, frame: bytes) -> None:
+    def _on_beacon_reply(self, frame: Buffer) -> None:
         """In the beacon's thread: note an answer, or hand a "not known" to the loop."""
         msg = w.decode_to_peer(frame)
         if not isinstance(msg, w.AliveAck):

@@ -55,7 +55,7 @@ class _Mirror(_Link):
         """Ask the broker for its gate table (and refresh the mirror)."""
         waiter: asyncio.Future[None] = self._loop.create_future()
         self._table_waiters.append(waiter)
-        self._send([w.encode(w.Snapshot())])
+        self._send(w.encode(w.Snapshot()), waiter)
         await waiter
         return self.gates()
 
@@ -84,7 +84,7 @@ class _Mirror(_Link):
         self._conn.seq = seq
         if seq != expected:
             log.warning("%s: missed %d bus events; asking for the gate table", self.name, seq - expected)
-            self._send_quietly([w.encode(w.Snapshot())])
+            self._send_quietly(w.encode(w.Snapshot()))
 
     def _set_gate(self, info: w.GateInfo) -> None:
         if info.func is None and info.action is None and not info.subscribers:

@@ -10,8 +10,11 @@ Identities are the ROUTER's routing ids, assigned by ZeroMQ on each connection; 
 leave the router. A Hello binds an identity to an InternalName, and every request a peer
 makes afterwards carries that name, whatever its payload says.
 
-This module decodes each message and dispatches it to the part it concerns. The parts, one
-module each, are mixins on one object, so routing a call makes no extra hop:
+This module decodes each frame (one message, or a batch of them, handled one after the other
+as if each had come alone) and dispatches every message to the part it concerns. In a large
+frame, a Call and a Reply are decoded as header views (`_wire.CallView`, `ReplyView`): their
+payload is forwarded as it came, never decoded. The parts, one module each, are mixins on one object, so routing a
+call makes no extra hop:
 
 - `_router_state`: the tables (peers, gates, pending calls) and the queue of `Outgoing` frames;
 - `_router_gates`: Provide, Withdraw, Subscribe, Unsubscribe and the table's change events;
@@ -23,12 +26,17 @@ module each, are mixins on one object, so routing a call makes no extra hop:
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from . import _wire as w
 from ._router_liveness import _Liveness
 from ._router_state import Outgoing
+
+if TYPE_CHECKING:
+    from ._wire import Frame
 
 __all__ = ["Outgoing", "Router"]
 
@@ -52,29 +60,37 @@ class Router(_Liveness):
             contested_names=len({name for name, _ in self._contests}),
         )
 
-    def handle(self, identity: bytes, frames: list[bytes], now: float) -> list[Outgoing]:
-        """Process one received message; never raises."""
+    def handle(self, identity: bytes, frames: Sequence[Frame], now: float) -> list[Outgoing]:
+        """Process one received message (or batch of messages); never raises."""
         self._out = []
-        try:
-            self._handle(identity, frames, now)
-        except Exception:  # a bug must not take the bus down
-            log.exception("internal error while routing a message from %r", identity)
-            self._notice(identity, "IpcError", "The broker failed to handle that message; see its log.")
+        for msg in self._decode(identity, frames):
+            try:
+                self._dispatch(identity, msg, now)
+            except Exception:  # a bug must not take the bus down
+                log.exception("internal error while routing a message from %r", identity)
+                self._notice(identity, "IpcError", "The broker failed to handle that message; see its log.")
         return self._out
 
-    def _handle(self, identity: bytes, frames: list[bytes], now: float) -> None:
+    def _decode(self, identity: bytes, frames: Sequence[Frame]) -> Sequence[w.Routed]:
         if len(frames) != 1:
             self._notice(
                 identity,
                 "IpcError",
                 f"Malformed message: expected one frame (a msgpack message), got {len(frames)} frames.",
             )
-            return
+            return ()
         try:
-            msg = w.decode_to_broker(frames[0])
+            msgs = w.decode_routed(frames[0])
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             self._notice(identity, "IpcError", f"Malformed message frame: {exc}. Use the broker package's client.")
-            return
+            return ()
+        if not isinstance(msgs, list):
+            return (msgs,)  # type: ignore[return-value]  # one message, not a batch
+        if not msgs:
+            self._notice(identity, "IpcError", "Malformed message frame: an empty batch. Send at least one message.")
+        return msgs
+
+    def _dispatch(self, identity: bytes, msg: w.Routed, now: float) -> None:
         peer = self._by_identity.get(identity)
         if isinstance(msg, w.Hello):
             self._hello(identity, peer, msg, now)
@@ -88,10 +104,10 @@ class Router(_Liveness):
             return
         peer.last_seen = now
         match msg:
-            case w.Call():
-                self._call(peer, msg, msg.payload)
-            case w.Reply():
-                self._reply(peer, msg, msg.payload)
+            case w.Call() | w.CallView():
+                self._call(peer, msg)
+            case w.Reply() | w.ReplyView():
+                self._reply(peer, msg)
             case w.Ping():
                 self._send(identity, w.Pong(broker=self.incarnation))
             case w.Send():

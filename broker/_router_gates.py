@@ -28,6 +28,7 @@ class _Gates(_RouterState):
         return gate
 
     def _gate_changed(self, gate: _Gate) -> None:
+        self._invalidate_routes()
         info = gate.info()
         if gate.empty():
             self._gates.pop(gate.name, None)

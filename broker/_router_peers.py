@@ -77,6 +77,7 @@ class _Peers(_Gates, _Calls):
             changed = self._new_session(peer)
         peer.last_seen = now
         peer.seq = 0
+        peer.batch = msg.batch
         config = self.config
         self._send(
             identity,
@@ -91,6 +92,7 @@ class _Peers(_Gates, _Calls):
                 seq=0,
                 max_gates=config.max_gates_per_peer,
                 max_subscriptions=config.max_subscriptions_per_peer,
+                batch=True,
             ),
         )
         for gate in changed:
@@ -158,6 +160,7 @@ class _Peers(_Gates, _Calls):
         return changed
 
     def _remove_peer(self, peer: _Peer, reason: str) -> None:
+        self._invalidate_routes()  # its slots and the pairs to it go below
         self._by_identity.pop(peer.identity, None)
         if self._by_name.get(peer.name) is peer:
             del self._by_name[peer.name]

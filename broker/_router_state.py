@@ -7,6 +7,11 @@ gate names its provider, a pending call its caller), so they live together here;
 change them are mixins on top (`_router_gates`, `_router_calls`, `_router_peers`,
 `_router_liveness`), composed in `_router.py`.
 
+A caller's route to each gate it calls is cached on its `_Peer` (`routes`): the provider and
+the pair counter, found in one lookup rather than four (the gate, its slot, the pair, the
+provider's peer). Any change to a slot or a peer clears every cache (`_invalidate_routes`):
+those are rare, calls are not.
+
 A caller's calls are counted twice, per caller (`_Peer.calls`) and per caller and provider
 (`_Pair`), so that one hung provider holds at most `max_in_flight_per_provider` of a caller's
 calls and never starves its calls to anyone else (B6). A pending call points at its caller and
@@ -25,7 +30,8 @@ from ._config import BrokerConfig
 @dataclass(slots=True)
 class Outgoing:
     identity: bytes
-    frames: list[bytes]
+    frame: bytes
+    """The message, encoded: the broker sends one frame a message (or a batch of them)."""
     call_id: int = 0
     """Nonzero for an Invoke: if it cannot be delivered, the router fails that call."""
     probe: bool = False
@@ -45,6 +51,8 @@ class _Peer:
     identity: bytes
     incarnation: str
     last_seen: float
+    batch: bool = False
+    """It reads batch frames (its Hello said so)."""
     seq: int = 0
     calls: dict[int, int] = field(default_factory=dict)
     """This peer's calls waiting for a reply: its own call id -> the broker's (for Abandon)."""
@@ -53,6 +61,14 @@ class _Peer:
     provides: set[str] = field(default_factory=set)
     """The gates this peer fills a slot of (counted against `max_gates_per_peer`)."""
     subscriptions: int = 0
+    routes: dict[tuple[str, w.Kind], _Route] = field(default_factory=dict)
+    """Where this peer's calls to each (gate, kind) go, while the tables stay as they are."""
+
+
+@dataclass(slots=True)
+class _Route:
+    provider: _Peer
+    pair: _Pair
 
 
 @dataclass(slots=True)
@@ -112,16 +128,26 @@ class _RouterState:
             f"({limit // 1024} KiB). Send less, or start the broker with a larger --max-payload."
         )
 
+    def reads_batches(self, identity: bytes) -> bool:
+        """Whether the peer at `identity` said it reads batch frames."""
+        peer = self._by_identity.get(identity)
+        return peer is not None and peer.batch
+
+    def _invalidate_routes(self) -> None:
+        """A slot, a provider or a pair changed: no cached route may outlive it."""
+        for peer in self._by_identity.values():
+            peer.routes.clear()
+
     def _send(self, identity: bytes, msg: w.ToPeer) -> None:
-        self._out.append(Outgoing(identity, [w.encode(msg)]))
+        self._out.append(Outgoing(identity, w.encode(msg)))
 
     def _probe_of(self, peer: _Peer) -> Outgoing:
         """A harmless frame (a Pong) to `peer`, marked so that if its connection is gone the
         transport says so and the router removes it (`undeliverable`)."""
-        return Outgoing(peer.identity, [w.encode(w.Pong(broker=self.incarnation))], probe=True)
+        return Outgoing(peer.identity, w.encode(w.Pong(broker=self.incarnation)), probe=True)
 
     def _result(self, identity: bytes, call_id: int, error: w.ErrorInfo) -> None:
-        self._out.append(Outgoing(identity, [w.encode(w.Result(id=call_id, error=error))]))
+        self._out.append(Outgoing(identity, w.encode(w.Result(id=call_id, error=error))))
 
     def _notice(self, identity: bytes, kind: str, message: str) -> None:
         self._send(identity, w.Notice(error=_err(kind, message)))

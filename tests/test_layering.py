@@ -139,11 +139,14 @@ def test_no_import_cycle_between_modules() -> None:
 
 
 def test_no_module_is_over_400_lines() -> None:
+    """Unless its docstring says why it is one module ("Long because ..."), as the shared layout
+    check (../shared/tools/layout_check.py) allows; a reason that is not there is a failure."""
     long = {
         str(p.relative_to(ROOT)): n
         for room in ROOMS
         for p in (ROOT / room).rglob("*.py")
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
+        if (n := len((text := p.read_text(encoding="utf-8")).splitlines())) > 400
+        and "long because" not in (ast.get_docstring(ast.parse(text)) or "").lower()
     }
     assert long == {}
 

@@ -26,8 +26,7 @@ class Sent:
 def decode(items: list[Outgoing]) -> list[Sent]:
     out = []
     for item in items:
-        assert len(item.frames) == 1, item
-        msg = w.decode_to_peer(item.frames[0])
+        msg = w.decode_to_peer(item.frame)
         payload = getattr(msg, "payload", b"") or None
         if payload is not None:
             msg = msgspec.structs.replace(msg, payload=b"")  # type: ignore[type-var]
@@ -262,7 +261,7 @@ def test_hello_for_a_held_name_probes_the_holder_and_answers_name_busy(bus: Bus)
         B, [w.encode(w.Hello(name="Prov", protocol=w.PROTOCOL_VERSION, incarnation="second"))], bus.now
     )
     [probe] = [i for i in items if i.identity == A]
-    assert probe.probe and isinstance(w.decode_to_peer(probe.frames[0]), w.Pong)
+    assert probe.probe and isinstance(w.decode_to_peer(probe.frame), w.Pong)
     [busy] = [s for s in decode(items) if s.to == B]
     assert busy.msg == w.NameBusy(
         name="Prov", last_heard=pytest.approx(0.7), frees_within=pytest.approx(1.3), retry_in=0.25
