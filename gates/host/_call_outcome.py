@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._side_effects import Verdict
@@ -32,3 +32,5 @@ class CallEnd:
     outcome: CallOutcome
     verdict: Verdict
     seconds: float
+    notes: dict[str, bool | int] = field(default_factory=dict)
+    """For its audit line: `pending` (a long-running tool), `progressCut` (lines over 300 characters, J5)."""

@@ -207,7 +207,7 @@ class CallPath:
         if outcome.error is not None:
             details["error"] = outcome.error[:500]
         details.update(verdict.to_json())
-        details.update(self._calls.notes_of(end.call_id))
+        details.update(end.notes)
         if verdict.effects and not outcome.ok:
             details["changedOnError"] = True  # it refused, yet the game changed: a refused call must change nothing
         if undeclared:

@@ -293,15 +293,12 @@ class PluginCalls:
         if call.reported:
             return
         call.reported = True
-        if self._on_finished is not None and call.outcome is not None:  # `notes_of` still finds the call
-            self._on_finished(CallEnd(call.id, call.owner, call.tool, call.outcome, verdict, seconds))
         if self._calls.get(call.id) is call:
             del self._calls[call.id]
+        if self._on_finished is not None and call.outcome is not None:
+            notes = {k: v for k, v in call.notes.items() if v}
+            self._on_finished(CallEnd(call.id, call.owner, call.tool, call.outcome, verdict, seconds, notes))
         call.concluded.set()
-
-    def notes_of(self, call_id: str) -> dict[str, bool | int]:
-        """What the audit line of a call being reported adds: `pending` (long-running), `progressCut` (J5)."""
-        return {k: v for k, v in call.notes.items() if v} if (call := self._calls.get(call_id)) else {}
 
     # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
 

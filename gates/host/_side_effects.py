@@ -18,11 +18,11 @@ logged in before the call; a logout or a switch of character needs `login` and e
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from game import Change, GameSnapshot
+from game import Change, GameSnapshot, SnapshotDelta
 from gates.contract import CapabilityId
 
 __all__ = [
@@ -190,7 +190,7 @@ def judge(
     return Verdict(effects=tuple(own), not_blamed=tuple(not_blamed))
 
 
-_EXPLAINS: Final[dict[str, Any]] = {
+_EXPLAINS: Final[dict[str, Callable[[SnapshotDelta], bool]]] = {
     "logged_out_or_switched": lambda d: d.logged_in is not None or d.content_id is not None,
     "moved": lambda d: d.territory is not None or d.world is not None,
     "spent_gil": lambda d: d.gil < 0,
@@ -202,7 +202,7 @@ _EXPLAINS: Final[dict[str, Any]] = {
 
 def _explains(change: Change, effect: SideEffect) -> bool:
     test = _EXPLAINS.get(effect.effect)
-    return bool(test(change.delta)) if test is not None else False
+    return test is not None and test(change.delta)
 
 
 def suspension_reason(tool: str, undeclared: Iterable[SideEffect]) -> str:
