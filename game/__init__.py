@@ -43,7 +43,7 @@ from ._documents import (
 )
 from ._errors import GameError, GameUnavailableError, WorldFileError
 from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
-from ._names import CHANGED_MESSAGE, GAME_NAME, GameGate
+from ._names import CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
 from ._peer import GameConfig, add_game_options, run_game, serve_game
 from ._replies import (
     ChangeReply,
@@ -70,6 +70,7 @@ from ._world_file import load_world, save_world
 __all__ = [
     "CHANGED_MESSAGE",
     "GAME_NAME",
+    "RESET_MESSAGE",
     "SET_PATHS",
     "Aetheryte",
     "Change",

@@ -36,7 +36,7 @@ from ._documents import (
     Zone,
 )
 from ._errors import NO_GAME, GameError, GameUnavailableError
-from ._names import CHANGED_MESSAGE, GameGate
+from ._names import CHANGED_MESSAGE, RESET_MESSAGE, GameGate
 from ._replies import (
     ChangeReply,
     ChatReply,
@@ -270,9 +270,24 @@ class GameClient:
                 return None
             return callback(change)
 
-        subscriber = self._pi.get_ipc_subscriber(CHANGED_MESSAGE)
+        return self._subscribe(CHANGED_MESSAGE, deliver)
+
+    def on_reset(self, callback: Callable[[int], object]) -> Callable[[], None]:
+        """Call `callback(seq)` when `Game.Reset` puts the world back (no change is recorded for
+        it: `seq` is the newest change's, as before); returns the unsubscriber."""
+
+        def deliver(*values: object) -> object:
+            if len(values) != 1 or type(values[0]) is not int:
+                log.warning("dropped a %s message that is not one seq", RESET_MESSAGE)
+                return None
+            return callback(values[0])
+
+        return self._subscribe(RESET_MESSAGE, deliver)
+
+    def _subscribe(self, message: str, deliver: Callable[..., object]) -> Callable[[], None]:
+        subscriber = self._pi.get_ipc_subscriber(message)
         try:
             subscriber.subscribe(deliver)
         except IpcError as exc:
-            raise GameError(f"Could not subscribe to {CHANGED_MESSAGE}: {exc}") from None
+            raise GameError(f"Could not subscribe to {message}: {exc}") from None
         return lambda: subscriber.unsubscribe(deliver)

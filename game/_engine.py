@@ -68,6 +68,8 @@ class GameEngine:
         self.save_path = save_path
         self.change_listeners: list[Callable[[Change], None]] = []
         """Called with each change once it is recorded (the gates broadcast it)."""
+        self.reset_listeners: list[Callable[[int], None]] = []
+        """Called with the newest change's seq when `restore_start` put the world back."""
         self.walk_listeners: list[Callable[[], None]] = []
         """Called when a walk starts or ends (the real clock's arrival timer waits on it)."""
         self._zones = {zone.territory: zone for zone in world.zones}
@@ -83,6 +85,8 @@ class GameEngine:
         self._zones = {zone.territory: zone for zone in self.world.zones}
         self._catalog = {item.item_id: item for item in self.world.items}
         self._walk_changed()  # a walk under way has ended (the real clock's arrival timer looks again)
+        for listener in list(self.reset_listeners):
+            listener(self.log.seq)
 
     # --- looking things up -------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from . import _goods, _moving, _reading, _setting, _social
 from ._documents import Change, GameReply
 from ._engine import GameEngine
 from ._errors import Refusal
-from ._names import CHANGED_MESSAGE, GameGate
+from ._names import CHANGED_MESSAGE, RESET_MESSAGE, GameGate
 
 __all__ = ["ROUTES", "GameGates", "Route", "provide_game_gates"]
 
@@ -140,9 +140,11 @@ class GameGates:
 
 
 def provide_game_gates(pi: PluginInterface, engine: GameEngine) -> GameGates:
-    """Serve every game gate on `pi` and broadcast each change as `Game.Changed`."""
+    """Serve every game gate on `pi`; broadcast each change as `Game.Changed`, and a reset as
+    `Game.WorldReset` (a change of the world that records nothing)."""
     gates = GameGates(engine)
     changed = pi.get_ipc_provider(CHANGED_MESSAGE, params=(str,))
+    was_reset = pi.get_ipc_provider(RESET_MESSAGE, params=(int,))
 
     def broadcast(change: Change) -> None:
         try:
@@ -150,7 +152,14 @@ def provide_game_gates(pi: PluginInterface, engine: GameEngine) -> GameGates:
         except IpcError as exc:  # off the bus for a moment: the change is in the log all the same
             log.warning("could not send %s for change %d: %s", CHANGED_MESSAGE, change.seq, exc)
 
+    def broadcast_reset(seq: int) -> None:
+        try:
+            was_reset.send_message(seq)
+        except IpcError as exc:
+            log.warning("could not send %s: %s", RESET_MESSAGE, exc)
+
     engine.change_listeners.append(broadcast)
+    engine.reset_listeners.append(broadcast_reset)
     for route in ROUTES:
         # Declared "any": a caller that sends the object itself, or something else by mistake, gets
         # the gate's own refusal rather than an IPC type error (a gate never raises into its caller).

@@ -9,13 +9,17 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-__all__ = ["CHANGED_MESSAGE", "GAME_NAME", "GameGate"]
+__all__ = ["CHANGED_MESSAGE", "GAME_NAME", "RESET_MESSAGE", "GameGate"]
 
 GAME_NAME: Final = "Game"
 """The simulated game's InternalName on the bus."""
 
 CHANGED_MESSAGE: Final = "Game.Changed"
 """Sent with one argument, the `Change` as a JSON string, after every change of the world."""
+
+RESET_MESSAGE: Final = "Game.WorldReset"
+"""Sent with one argument, the newest change's seq, when `Game.Reset` put the world back: no
+change is recorded for it, so a reader that follows `Game.Changed` reads the world again."""
 
 
 class GameGate(StrEnum):

@@ -80,8 +80,6 @@ class _Call:
     done: anyio.Event = field(default_factory=anyio.Event)
     """Set when the caller may stop waiting: the call ended, or XIV MCP told the caller why not (P7)."""
     ended: anyio.Event = field(default_factory=anyio.Event)
-    concluded: anyio.Event = field(default_factory=anyio.Event)
-    """Set once the call's effects are judged and the call reported (`CallEnd`)."""
     reported: bool = False
     mark: Mark | None = None
     started: float = 0.0
@@ -182,21 +180,31 @@ class PluginCalls:
         if on_started is not None:
             on_started(call.id)
         self._tg.start_soon(self._invoke, call, args_json)
-        self._tg.start_soon(self._conclude, call)
         try:
             await call.done.wait()
         except anyio.get_cancelled_exc_class():
             self._cancel(call)
+            self._tg.start_soon(self._conclude, call)  # the call goes on: report it once it ends
             raise
         if call.told is not None:
+            self._tg.start_soon(self._conclude, call)
             return call.told  # P7: the call stays, for its CompleteCall / FailCall, until the grace ends
-        await call.concluded.wait()  # a cancelled caller leaves this to `_conclude`, which goes on
+        try:
+            # Here rather than in a task of its own: judging from the game's messages takes no
+            # wait, and a task would cost a loop turn or two on every call.
+            await self._conclude(call)
+        except anyio.get_cancelled_exc_class():
+            self._tg.start_soon(self._conclude, call)  # the caller gave up while the game was read
+            raise
         assert call.outcome is not None
         return call.outcome
 
     async def _conclude(self, call: _Call) -> None:
         """Once the call ended: judge what it did to the game, report it, forget it."""
-        await call.ended.wait()
+        if not call.ended.is_set():  # waiting on a set anyio Event would still cost a loop turn
+            await call.ended.wait()
+        if call.reported:
+            return
         seconds = self._clock.now() - call.started
         verdict = unchecked("XIV MCP does not watch the game.")
         if self._effects is not None:
@@ -298,7 +306,6 @@ class PluginCalls:
         if self._on_finished is not None and call.outcome is not None:
             notes = {k: v for k, v in call.notes.items() if v}
             self._on_finished(CallEnd(call.id, call.owner, call.tool, call.outcome, verdict, seconds, notes))
-        call.concluded.set()
 
     # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
 

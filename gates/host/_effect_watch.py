@@ -1,27 +1,36 @@
 """The game around each third-party call: a snapshot before it, and the changes after it (A4, W2).
 
 `EffectWatch.begin` gives the game's snapshot and the seq of its newest change just before the
-plugin's Invoke; `EffectWatch.end` reads the changes made since then (with who made each) and the
-snapshot after, and returns the `Verdict` of `_side_effects.judge`. Without a game on the bus
-nothing can be read, so nothing is checked: the verdict says so, for the audit log.
+plugin's Invoke; `EffectWatch.end` takes the changes made since then (with who made each) and
+returns the `Verdict` of `_side_effects.judge`. Without a game on the bus nothing can be read, so
+nothing is checked: the verdict says so, for the audit log.
 
-`begin` costs no round trip once the watch is in step with the game: it keeps the newest
-snapshot by applying each `Game.Changed` message's delta (a change's delta is exactly what it did
-to the snapshot). A message missed or out of turn (a seq that is not the next one), or the game
-leaving the bus, puts it out of step, and the next `begin` asks the game again. A "before" that
-lags behind the game is harmless: `end` reads every change since its seq, and each one is judged
-by who made it. `end` always asks the game, so no change the plugin made is missed.
+Neither costs a round trip to the game once the watch is in step with it. The watch follows
+`Game.Changed`: it keeps the newest snapshot by applying each change's delta (a delta is exactly
+what the change did to the snapshot) and the changes that led there. That is enough for `end`
+because the bus keeps order: the game sends a change's message before it answers the gate call
+that made it, and the broker forwards both in the order they came. So a plugin's own change
+reaches XIV MCP before the plugin's Invoke reply does, whose answer came after the game's.
+
+A message missed or out of turn (a seq that is not the next one), `Game.WorldReset`, or the game
+leaving the bus puts the watch out of step: the next call reads the game again. The bus drops a
+message only to a process whose queue is full, and a dropped last message leaves no gap to see;
+so at most once every `VERIFY_EVERY` seconds a call is judged from the game's own log
+(`Game.Changes`) instead, which also checks that the watch saw all of it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from broker import PluginInterface
-from game import GAME_NAME, Change, GameClient, GameError, GameSnapshot
+from game import GAME_NAME, Change, ChangesReply, GameClient, GameError, GameSnapshot
 
 from ._side_effects import Verdict, judge, replay, unchecked
 
@@ -30,7 +39,10 @@ __all__ = ["EffectWatch", "Mark"]
 log = logging.getLogger("gates.effects")
 
 CHANGES_LIMIT: Final = 10_000
-"""The most changes one call may make and still be attributed change by change."""
+"""The most changes one call may make and still be attributed change by change (and the most
+the watch keeps)."""
+VERIFY_EVERY: Final = 1.0
+"""Real seconds between calls judged from the game's log rather than from its messages."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,19 +54,26 @@ class Mark:
 
 
 class EffectWatch:
-    """Reads the game around calls, through the game's own gates."""
+    """Reads the game around calls, through the game's own gates and messages."""
 
-    def __init__(self, pi: PluginInterface) -> None:
+    def __init__(self, pi: PluginInterface, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._game = GameClient(pi)
+        self._pi = pi
+        self._clock = clock
         self._latest: Mark | None = None
         """The game now, as its change messages tell (None: out of step, ask the game)."""
+        self._recent: deque[Change] = deque(maxlen=CHANGES_LIMIT)
+        """The changes that led to `_latest`, oldest first, without a gap."""
         self._listening = False
-        self._pi = pi
+        self._verified_at = -math.inf
+        self.reads = 0
+        """How many times the game was asked (a snapshot, or its changes): for tests and diagnostics."""
 
     def _listen(self) -> None:
         if not self._listening:
             self._listening = True
             self._game.on_change(self._changed)
+            self._game.on_reset(lambda seq: self._out_of_step())
             self._pi.on_peer_change(self._peer_changed)
 
     def _changed(self, change: Change) -> None:
@@ -62,13 +81,24 @@ class EffectWatch:
         if latest is None or change.seq <= latest.seq:
             return  # out of step already, or a change the snapshot we asked for already holds
         if change.seq != latest.seq + 1:
-            self._latest = None  # one went missing: ask the game at the next call
+            self._out_of_step()  # one went missing: ask the game at the next call
             return
         self._latest = Mark(replay(latest.snapshot, (change,)), change.seq)
+        self._recent.append(change)
 
     def _peer_changed(self, name: str, joined: bool, reason: str) -> None:
         if name == GAME_NAME:
-            self._latest = None  # a game that left, or a new one: its seq starts again
+            self._out_of_step()  # a game that left, or a new one: its seq starts again
+
+    def _out_of_step(self) -> None:
+        self._latest = None
+        self._recent.clear()
+
+    def _in_step_at(self, mark: Mark) -> None:
+        """Follow the messages from `mark` on, unless the watch already follows from later."""
+        if self._latest is None or self._latest.seq < mark.seq:
+            self._latest = mark
+            self._recent.clear()
 
     async def begin(self) -> Mark | None:
         """The snapshot before a call, or None when no game can be read."""
@@ -77,23 +107,54 @@ class EffectWatch:
         if self._latest is not None:
             return self._latest
         self._listen()
+        self.reads += 1
         try:
             reply = await self._game.snapshot()
         except GameError as exc:
             log.debug("no snapshot before the call: %s", exc)
             return None
         mark = Mark(reply.snapshot, reply.seq)
-        if self._latest is None or self._latest.seq < mark.seq:
-            self._latest = mark
+        self._in_step_at(mark)
         return mark
 
     async def end(self, owner: str, declared: Sequence[str], mark: Mark | None) -> Verdict:
         """What the call did, judged against what its tool declared."""
         if mark is None:
             return unchecked("No game was on the bus when the call started.")
+        now = self._clock()
+        latest, changes = self._latest, self._changes_since(mark.seq)
+        if latest is not None and changes is not None and now - self._verified_at < VERIFY_EVERY:
+            return judge(owner, declared, mark.snapshot, latest.snapshot, changes, complete=True)
+        self.reads += 1
         try:
             reply = await self._game.changes(mark.seq, limit=CHANGES_LIMIT)
         except GameError as exc:
             return unchecked(f"The game could not be read after the call: {exc}")
+        self._verified_at = now
+        self._check(reply)
         complete = reply.complete and not reply.more  # the whole log since the mark, or judge the difference
         return judge(owner, declared, mark.snapshot, reply.snapshot, reply.changes, complete=complete)
+
+    def _changes_since(self, seq: int) -> Sequence[Change] | None:
+        """The changes after `seq` as the messages told them, or None if the watch cannot say."""
+        latest, recent = self._latest, self._recent
+        if latest is None or not latest.seq - len(recent) <= seq <= latest.seq:
+            return None
+        count = latest.seq - seq  # the newest `count` of `recent`; a deque indexes fast near its ends
+        return [recent[-i] for i in range(count, 0, -1)]
+
+    def _check(self, reply: ChangesReply) -> None:
+        """The game's own word on the changes: every message before its reply has arrived (the
+        bus keeps order), so a watch behind it, or holding another snapshot, missed something."""
+        latest = self._latest
+        if latest is None:
+            self._in_step_at(Mark(reply.snapshot, reply.seq))
+        elif latest.seq < reply.seq or (latest.seq == reply.seq and latest.snapshot != reply.snapshot):
+            log.warning(
+                "%s messages went missing (the game is at change %d, XIV MCP had seen %d); reading the game again",
+                "Game.Changed",
+                reply.seq,
+                latest.seq,
+            )
+            self._out_of_step()
+            self._in_step_at(Mark(reply.snapshot, reply.seq))

@@ -98,17 +98,21 @@ async def test_reset_cancels_and_forgets_every_job_and_puts_the_module_settings_
 
 
 async def test_game_reset_puts_the_world_back_and_the_change_log_goes_on(test_clock_system: XivMcpSystem) -> None:
-    async with peer(test_clock_system) as (_, _, game):
+    async with peer(test_clock_system) as (pi, _, game):
         with anyio.fail_after(WAIT):
             start = await game.state()
             await game.set("gil", 5)
             await game.set_flag(11.2, 10.8)
             await game.advance_clock(30)
             seq = (await game.snapshot()).seq
+            told: list[int] = []
+            game.on_reset(told.append)
+            await pi.flush()  # the subscription is at the broker before the reset
 
             reset = await game.reset()
 
             assert (reset.seq, reset.time) == (seq, start.time + 30)  # neither the log nor the clock goes back
+            assert told == [seq]  # Game.WorldReset came before the reply (the bus keeps one sender's order)
             now = await game.state()
             assert (now.player.gil, now.flag) == (start.player.gil, None)
             assert (await game.changes(seq)).changes == []  # a reset is not a change a process made
