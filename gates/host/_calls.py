@@ -227,12 +227,8 @@ class PluginCalls:
             return  # XIV MCP stopped waiting for this Invoke; the call ended (or ends) otherwise
         call.pickup_deadline = None
         if call.told is not None:
-            log.warning(
-                "%s replied to Invoke of %s (%s) after XIV MCP stopped waiting; the reply is ignored",
-                call.owner,
-                call.tool,
-                call.id,
-            )
+            late = "%s replied to Invoke of %s (%s) after XIV MCP stopped waiting; the reply is ignored"
+            log.warning(late, call.owner, call.tool, call.id)
         elif outcome is not None:
             self._finish(call, outcome)
 
