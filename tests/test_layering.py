@@ -65,6 +65,31 @@ def test_the_mcp_settings_load_without_the_mcp_server() -> None:
     assert of(loaded, "mcp", "mcp_types", "uvicorn", "starlette") == []
 
 
+def test_importing_the_host_loads_none_of_its_rooms_until_a_name_is_used() -> None:
+    """`xivmcp up` takes the data dir's lock and starts its children before it loads the host."""
+    assert of(modules_after("import gates.host"), "gates.host") == ["gates.host"]
+    loaded = modules_after("from gates.host import DataDirLock, HostConfig, owner_only_dir")
+    assert of(loaded, "gates.host") == [
+        "gates.host",
+        "gates.host._config",
+        "gates.host._errors",
+        "gates.host._lock",
+        "gates.host._secrets",
+    ]
+    import gates.host
+
+    assert sorted(name for names in gates.host._ROOMS.values() for name in names) == sorted(gates.host.__all__)
+
+
+def test_a_command_loads_only_its_own_module_of_the_command_line() -> None:
+    """`xivmcp broker` (a child of `xivmcp up`) starts without the host, the game or MCP."""
+    loaded = modules_after("from xivmcp.cli import build_parser; build_parser('broker')")
+    assert of(loaded, "xivmcp") == ["xivmcp", "xivmcp._bus_cli", "xivmcp._common", "xivmcp.cli"]
+    assert of(loaded, "gates.host", "gates.mcp", "game", *HEAVY) == []
+    loaded = modules_after("from xivmcp.cli import build_parser; build_parser('up')")
+    assert of(loaded, "gates.host._host", "gates.runner", "broker", *HEAVY) == []
+
+
 def test_the_host_runs_without_loading_the_mcp_front() -> None:
     loaded = modules_after("import gates.host, gates.runner")
     assert of(loaded, "mcp", "mcp_types", "uvicorn", "starlette", "gates.mcp._http", "gates.mcp._server") == []
@@ -195,3 +220,18 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         if start not in state and (found := visit(start)) is not None:
             return found
     return None
+
+
+def test_the_command_lines_table_names_the_module_of_every_command() -> None:
+    """`xivmcp COMMAND` loads `_COMMANDS[COMMAND]` alone: it must be the module that adds COMMAND."""
+    import argparse
+
+    from xivmcp import cli
+
+    common = argparse.ArgumentParser(add_help=False)
+    added: dict[str, str] = {}
+    for module in cli._MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        import_module(f"xivmcp.{module}").add_parsers(sub, common)
+        added.update(dict.fromkeys(sub.choices, module))
+    assert cli._COMMANDS == added

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
-
-import anyio
-
-from broker import IpcError
 
 
 def print_err(text: str) -> None:
@@ -20,7 +15,16 @@ def print_err(text: str) -> None:
 
 def run_async(main: Callable[[], Awaitable[int]], *, verbose: bool = False) -> int:
     """Run `main` on asyncio (a selector loop on Windows, which zmq's descriptor needs). An
-    expected failure of the bus (nothing answers, a name taken) is one line and exit 2."""
+    expected failure of the bus (nothing answers, a name taken) is one line and exit 2.
+
+    The event loop and the bus are loaded here, not with the module: a command that never runs
+    one (`xivmcp up` before it starts the broker) does not wait for them."""
+    import asyncio
+
+    import anyio
+
+    from broker import IpcError
+
     options: dict[str, Any] = {}
     if sys.platform == "win32":
         options["loop_factory"] = asyncio.SelectorEventLoop

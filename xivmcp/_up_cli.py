@@ -9,13 +9,9 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
-
-from broker import IpcError
 from gates.contract import ENV_HTTP
 from gates.host import DataDirInUseError, DataDirLock, HostConfig, owner_only_dir
 from gates.mcp import (
@@ -26,9 +22,8 @@ from gates.mcp import (
     check_bind_address,
     parse_http_address,
 )
-from gates.runner import run_host
 
-from ._common import print_err, run_async
+from ._common import print_err
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -111,7 +106,9 @@ def cmd_host(args: argparse.Namespace) -> int:
         return 2
     if mcp is not None:
         _import_the_mcp_stack_meanwhile()
-    return _serve_host(args, config, mcp)
+    from ._hosting import serve_host  # the host itself: loaded once the command is known
+
+    return serve_host(args, config, mcp)
 
 
 def _import_the_mcp_stack_meanwhile() -> None:
@@ -122,80 +119,19 @@ def _import_the_mcp_stack_meanwhile() -> None:
     threading.Thread(target=importlib.import_module, args=("gates.mcp._http",), daemon=True).start()
 
 
-def _serve_host(
-    args: argparse.Namespace,
-    config: HostConfig,
-    mcp: McpSettings | None,
-    children: Sequence[subprocess.Popen[Any]] = (),
-) -> int:
-    """Run the host in this process until a signal, or until one of `children` ends (`xivmcp up`)."""
-
-    def on_endpoint(url: str) -> None:
-        note = " WITHOUT the bearer token (tests only)" if mcp is not None and mcp.auth_disabled else ""
-        print(f"xivmcp host: MCP endpoint {url}{note}; `xivmcp connect` shows how apps connect", flush=True)
-
-    async def main() -> int:
-        refused: list[str] = []
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_stop_on_signal, tg.cancel_scope)
-                for child in children:
-                    tg.start_soon(_stop_when_ended, child, tg.cancel_scope)
-                await run_host(
-                    config,
-                    mcp,
-                    on_ready=lambda: print(f"xivmcp host: ready on {config.bus}", flush=True),
-                    on_endpoint=on_endpoint,
-                )
-                tg.cancel_scope.cancel()
-        except* (EndpointError, DataDirInUseError, IpcError) as group:
-            # expected: the MCP address taken or not loopback, another host on this data dir, no
-            # broker, the name XivMcp held by a live process
-            refused.extend(_messages(group))
-        if refused:
-            print_err(refused[0])
-            return 2
-        return 0
-
-    return run_async(main, verbose=args.verbose)
-
-
-async def _stop_when_ended(child: subprocess.Popen[Any], scope: anyio.CancelScope) -> None:
-    """`xivmcp up` is one system: when the broker or the game ends, the host stops too."""
-    await anyio.to_thread.run_sync(child.wait, abandon_on_cancel=True)
-    scope.cancel()
-
-
-def _messages(error: BaseException) -> list[str]:
-    """The messages of the exceptions at the leaves of a (nested) exception group."""
-    if isinstance(error, BaseExceptionGroup):
-        return [message for inner in error.exceptions for message in _messages(inner)]
-    return [str(error)]
-
-
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    if sys.platform == "win32":
-        return  # Ctrl-C arrives as KeyboardInterrupt there
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for _ in signals:
-            scope.cancel()
-            return
-
-
 def cmd_up(args: argparse.Namespace) -> int:
     """Start broker and game as child processes and run the host in this one; stop them all when
     one ends or on Ctrl-C.
 
     The host runs here rather than as a third child so that it does not import the command line
     and the MCP stack a second time: `xivmcp up` answers MCP about a quarter of a second sooner
-    (`python -m bench.startup`)."""
+    (`python -m bench.startup`). The children start before this process loads the host and the
+    MCP stack (the command line loads only the command's own module), so they import meanwhile."""
     try:
         mcp = mcp_settings(args)  # refuse a bad --http before starting anything
     except EndpointError as exc:
         print_err(str(exc))
         return 2
-    if mcp is not None:
-        _import_the_mcp_stack_meanwhile()
     owner_only_dir(Path(args.data_dir))  # B8: the user's alone, from the start
     lock = DataDirLock(Path(args.data_dir))
     try:  # refuse a second system on this data dir before starting its broker
@@ -214,7 +150,11 @@ def cmd_up(args: argparse.Namespace) -> int:
         for command in commands:  # one at a time: those started are stopped if the next fails to start
             children.append(subprocess.Popen(command))  # noqa: PERF401
         print(f"xivmcp up: bus {args.bus}, data in {args.data_dir}; Ctrl-C stops everything", flush=True)
-        code = _serve_host(args, host_config(args), mcp, children)
+        if mcp is not None:
+            _import_the_mcp_stack_meanwhile()
+        from ._hosting import serve_host  # the host itself, while the children start
+
+        code = serve_host(args, host_config(args), mcp, children)
     finally:
         for proc in reversed(children):  # the game, then the broker: the host said Disposing already
             _stop(proc)

@@ -9,24 +9,48 @@ writes `DATA_DIR/runtime.json` (its bus and MCP URL) while it runs. Resolution, 
 
 Exit codes: 0 done (or nothing to do), 1 refused (the message says why), 2 wrong usage or
 nothing running to talk to. One line per expected error; `--verbose` adds the traceback.
+
+A command loads only its own module (`_COMMANDS`); `xivmcp --help` and a word that is no command
+load them all. So `xivmcp broker` starts without the host or MCP, and `xivmcp up` starts its
+broker and game before it loads the host (`python -m bench.startup`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from pathlib import Path
+from typing import Any, Final
 
 from gates.contract import API_VERSION, DEFAULT_BUS, ENV_BUS, ENV_DATA_DIR, default_data_dir, find_bus
 
-from . import _bus_cli, _check_cli, _connect_cli, _game_cli, _player_cli, _status_cli, _up_cli
+_MODULES: Final = ("_up_cli", "_status_cli", "_bus_cli", "_game_cli", "_player_cli", "_connect_cli", "_check_cli")
+"""The command line's modules, in the order `xivmcp --help` lists their commands."""
+_PLAYER_COMMANDS: Final = (
+    *("plugins", "enable", "consent", "keep-disabled", "lift", "mode", "approvals", "approve", "decline"),
+    *("audit", "call", "jobs", "job", "modules", "module", "tool", "advance-clock"),
+)
+_COMMANDS: Final[dict[str, str]] = {
+    "up": "_up_cli",
+    "host": "_up_cli",
+    "status": "_status_cli",
+    "broker": "_bus_cli",
+    "gate": "_bus_cli",
+    "game": "_game_cli",
+    **dict.fromkeys(_PLAYER_COMMANDS, "_player_cli"),
+    "connect": "_connect_cli",
+    "check": "_check_cli",
+}
+"""Each command's module (tests/host/test_cli.py checks it against what each module adds)."""
 
 
 def _version() -> str:
+    from importlib import metadata  # only for --version: it costs 10 ms
+
     try:
         version = metadata.version("xivmcp-bus")
     except metadata.PackageNotFoundError:
@@ -34,7 +58,19 @@ def _version() -> str:
     return f"xivmcp {version} (XIV MCP API {API_VERSION})"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """argparse's "version" action, with the version read only when it is asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(_version())
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or only what `command` needs (its module's commands)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--bus",
@@ -52,15 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="XIV MCP's plugin IPC across processes: bus, host and tools.",
         epilog="Exit codes: 0 done, 1 refused, 2 wrong usage or nothing running.",
     )
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _up_cli.add_parsers(sub, common)
-    _status_cli.add_parsers(sub, common)
-    _bus_cli.add_parsers(sub, common)
-    _game_cli.add_parsers(sub, common)
-    _player_cli.add_parsers(sub, common)
-    _connect_cli.add_parsers(sub, common)
-    _check_cli.add_parsers(sub, common)
+    modules = (_COMMANDS[command],) if command in _COMMANDS else () if command == "--version" else _MODULES
+    for module in modules:
+        importlib.import_module(f"{__package__}.{module}").add_parsers(sub, common)
     return parser
 
 
@@ -80,8 +112,9 @@ def resolve(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     resolve(args)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
