@@ -7,6 +7,7 @@ of the bus seen by the test's own peer, waited for under a timeout.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,13 @@ from gates import testing
 from gates.testing import Process, XivMcpSystem
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Each test starts several Python processes (broker, host, game, plugins). Where the environment
+# forbids bytecode (PYTHONDONTWRITEBYTECODE, as on the machine this was written on), each of
+# them would compile the project's modules from source again: about a tenth of the suite's
+# time. Its processes may write it (into the gitignored __pycache__ folders), as Python does
+# by default.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 PEER_SCRIPT = Path(__file__).resolve().parent / "bus" / "_peer_proc.py"
 START_TIMEOUT = 10.0
 """Seconds a process may take to start (a loaded CI machine imports slowly)."""
