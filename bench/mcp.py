@@ -17,9 +17,14 @@ every round, and all measured by THE SAME load generator:
   goes HTTP -> host -> broker -> plugin and back; the host also reads the game around each call
   (`python -m xivmcp game` runs beside it, as `xivmcp up` starts it), to judge its side effects.
 
+* sdk_bus:  the baseline server again, whose `echo` makes the plugin path's bus round trip
+  (`RawPlugin.XivMcp.Invoke` of `rawplugin_echo`, as a peer of its own) before it answers: what
+  awaiting one bus round trip inside an HTTP request costs the SDK's own server, with no host.
+
 With the plugin measured, a peer of its own then calls `RawPlugin.XivMcp.Invoke` directly with the
 same payload, sequentially: the bare bus round trip (`bus_median_us`), for the issue 10/10 target
-`plugin_median_us <= core_median_us + 1.2 x bus_median_us`.
+`plugin_median_us <= core_median_us + 1.2 x bus_median_us`. `plugin - sdk_bus` is what the host's
+own plugin path adds beyond what the SDK's server pays for the same round trip.
 
 The load generator is a child process too: raw HTTP/1.1 keep-alive connections on asyncio (no
 HTTP library in the measured path). Each caller opens its own connection and MCP session
@@ -86,8 +91,10 @@ HANDSHAKE_TIMEOUT = 15.0
 POLL_SECONDS = 0.05
 """Between two tools/list polls while waiting for a tool to be listed (a bounded retry loop)."""
 
-TARGETS = ("baseline", "core", "plugin")
-TOOLS = {"baseline": "echo", "core": "echo", "plugin": "rawplugin_echo"}
+TARGETS = ("baseline", "core", "plugin", "sdk_bus")
+TOOLS = {"baseline": "echo", "core": "echo", "plugin": "rawplugin_echo", "sdk_bus": "echo"}
+ON_THE_BUS = ("plugin", "sdk_bus")
+"""The targets that need the bus, the game and RawPlugin."""
 
 
 class Figures(TypedDict):
@@ -132,7 +139,9 @@ def _maybe_profile(args: argparse.Namespace) -> Iterator[None]:
 
 
 def role_baseline_server(args: argparse.Namespace) -> None:
-    """The low-level `Server` with one in-process tool, `echo`, on Streamable HTTP (JSON responses)."""
+    """The low-level `Server` with one in-process tool, `echo`, on Streamable HTTP (JSON responses).
+
+    With `--bus`, `echo` first makes the plugin path's round trip on the bus (the `sdk_bus` target)."""
     import mcp_types as types
     from mcp.server import Server, ServerRequestContext
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -155,8 +164,14 @@ def role_baseline_server(args: argparse.Namespace) -> None:
         if params.name != "echo":
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:80]!r}")
         text = (params.arguments or {}).get("text")
+        if invoke is not None:  # sdk_bus: the text comes back from RawPlugin
+            reply = await invoke.invoke_func("bench", "rawplugin_echo", json.dumps(params.arguments or {}))
+            text = json.loads(reply)["result"]["echo"].get("text")
         return types.CallToolResult(content=[types.TextContent(text=text if isinstance(text, str) else "")])
 
+    import broker
+
+    invoke: broker.CallGateSubscriber | None = None
     server = Server("BenchBaseline", version="1", on_list_tools=list_tools, on_call_tool=call_tool)
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and an
     # accepted socket inherits the listener's; without it Nagle holds h11's body behind its
@@ -186,8 +201,12 @@ def role_baseline_server(args: argparse.Namespace) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 loop.call_soon_threadsafe(setattr, userver, "should_exit", True)
 
+        nonlocal invoke
         on_stdin_eof(stop_soon)
-        async with manager.run():
+        bus = broker.connect(args.bus, "BenchSdkBus") if args.bus else contextlib.nullcontext(None)
+        async with manager.run(), bus as pi:
+            if pi is not None:
+                invoke = pi.get_ipc_subscriber("RawPlugin.XivMcp.Invoke")
             await userver.startup(sockets=[sock])
             report("ready", f"http://127.0.0.1:{port}{MCP_PATH}")
             await userver.main_loop()
@@ -619,7 +638,7 @@ def run_host(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Figu
             endpoint = lines["host: MCP endpoint "].split(";")[0].split()[0]
             token_file = data_dir / "token"
             _read_token(token_file, READY_TIMEOUT)
-            if "plugin" in targets:
+            if any(t in targets for t in ON_THE_BUS):
                 plugin = children.start_command(
                     "plugin", *_project_command(args, "plugin", "plugins_sample.raw_gates"), "--bus", bus
                 )
@@ -636,6 +655,10 @@ def run_host(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Figu
             for target in ("core", "plugin"):
                 if target in targets:
                     out[target] = _loadgen(children, args, target, endpoint, str(token_file))
+            if "sdk_bus" in targets:
+                extra = ["--profile", args.profile] if args.profile else []
+                server = children.start("baseline-server", "--bus", bus, *extra, graceful=True)
+                out["sdk_bus"] = _loadgen(children, args, "sdk_bus", server.expect("ready", READY_TIMEOUT), None)
             if "plugin" in targets:
                 extra = ["--profile", args.profile] if args.profile else []
                 client = children.start(
@@ -679,6 +702,9 @@ def summarise(results: dict[str, Figures], args: argparse.Namespace) -> dict[str
         out["plugin_path_limit_us"] = round(allowed, 1)
         out["plugin_path_ok"] = plugin["median_us"] <= allowed
         out["host_adds_us"] = round(plugin["median_us"] - core["median_us"] - bus["median_us"], 1)
+    sdk_bus = results.get("sdk_bus")
+    if sdk_bus is not None and plugin is not None:
+        out["host_plugin_path_us"] = round(plugin["median_us"] - sdk_bus["median_us"], 1)
     out["ratio_target"] = RATIO_TARGET
     out["plugin_ok"] = None if out["plugin_vs_baseline"] is None else out["plugin_vs_baseline"] <= RATIO_TARGET
     from importlib import metadata
@@ -743,6 +769,12 @@ def render(summary: dict[str, Any], elapsed: float) -> str:
             f"{summary['plugin_path_limit_us']:.1f} us: {verdict} (the host adds {summary['host_adds_us']:.1f} us "
             "beyond one bus round trip)"
         )
+    if summary.get("host_plugin_path_us") is not None:
+        lines.append(
+            "the SDK's own server making the same bus round trip in its tool (sdk_bus) = "
+            f"{summary['sdk_bus_median_us']:.1f} us: plugin - sdk_bus = {summary['host_plugin_path_us']:.1f} us "
+            "is the host's own plugin path"
+        )
     for name in ("core", "plugin"):
         ratio = summary.get(f"{name}_rps_{n}_vs_baseline")
         if ratio is not None:
@@ -794,7 +826,7 @@ def run_all(args: argparse.Namespace) -> int:
         if "baseline" in rounds:
             print(f"bench: round {r + 1}/{args.rounds}: baseline …", file=sys.stderr, flush=True)
             rounds["baseline"].append(run_baseline(args)["baseline"])
-        host_targets = [t for t in ("core", "plugin") if t in rounds]
+        host_targets = [t for t in ("core", "plugin", "sdk_bus") if t in rounds]
         if host_targets:
             print(f"bench: round {r + 1}/{args.rounds}: {', '.join(host_targets)} …", file=sys.stderr, flush=True)
             for name, figures in run_host(args, host_targets).items():
@@ -824,7 +856,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m bench.mcp",
         description="MCP tools/call latency and calls/s: the mcp package's own server (baseline), "
-        "our host's core echo, and a plugin's echo through the bus.",
+        "our host's core echo, a plugin's echo through the bus, and the SDK's server making that bus round trip.",
     )
     p.add_argument("--quick", action="store_true", help="a short run (fewer calls, one round)")
     p.add_argument("--n", type=int, default=None, help="sequential calls for latency (default 1000; --quick 200)")
@@ -839,7 +871,9 @@ def build_parser() -> argparse.ArgumentParser:
         "fewer calls (default 4; --quick 1)",
     )
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds, medians shown (default 5; --quick 1)")
-    p.add_argument("--targets", default=",".join(TARGETS), help="comma-separated subset of baseline,core,plugin")
+    p.add_argument(
+        "--targets", default=",".join(TARGETS), help="comma-separated subset of baseline,core,plugin,sdk_bus"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout (diagnostics on stderr)")
     p.add_argument(
         "--profile", metavar="DIR", default=None, help="cProfile every child into DIR/<role>.prof (slower figures)"
