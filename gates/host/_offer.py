@@ -47,10 +47,18 @@ class OfferedTools:
         self._policies = policies
         self._modules = modules
         self._connected = connected
+        self._third_party: tuple[tuple[int, int], list[OfferedTool]] = ((-1, -1), [])
+        """The third-party tools offered, and the registry's and the policies' versions they are
+        for: a tools/list of 5,000 tools, page by page, would otherwise judge every tool each page."""
 
     def all(self) -> list[OfferedTool]:
         """Core tools first, then the third-party tools that may run now."""
-        return [*self.core(), *(OfferedTool(owner, definition) for owner, definition in self.third_party())]
+        versions = (self._registry.version, self._policies.version)
+        cached_for, third_party = self._third_party
+        if cached_for != versions:
+            third_party = [OfferedTool(owner, definition) for owner, definition in self.third_party()]
+            self._third_party = (versions, third_party)
+        return [*self.core(), *third_party]
 
     def core(self) -> list[OfferedTool]:
         """XIV MCP's own tools that are offered now: not those of a module turned off, nor a

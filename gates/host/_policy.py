@@ -60,6 +60,8 @@ class Policies:
         self._records: dict[str, PluginRecord] = store.load() if store is not None else {}
         self._lock = threading.RLock()
         self.sessions = SessionGrants()
+        self.version = 0
+        """Moves on with every change of a record (what is offered and allowed depends on nothing else)."""
 
     # ------------------------------------------------------------------ reading
 
@@ -196,6 +198,7 @@ class Policies:
             record.consented, record.capability_modes, record.tool_modes = {}, {}, {}
         with self._lock:
             self._records.pop(owner, None)
+            self.version += 1
         self.sessions.clear(owner)
 
     def clear_session(self, owner: str) -> int:
@@ -374,10 +377,17 @@ class Policies:
 
     @contextmanager
     def _editing(self, owner: str) -> Iterator[PluginRecord]:
-        """Yields a draft of the record; it is saved, then made current, only if the block succeeds."""
+        """Yields a draft of the record; it is saved, then made current, only if the block succeeds.
+
+        A draft the block left as it was is not written: a committed write waits for the disk
+        (synchronous=FULL), and `--auto-enable` sets modes that are set already on every tool."""
         with self._lock:
-            draft = self._get(owner).copy()
+            current = self._get(owner)
+            draft = current.copy()
             yield draft
+            if draft == current:
+                return
             if self._store is not None:
                 self._store.save(owner, draft)
             self._records[owner] = draft
+            self.version += 1

@@ -43,6 +43,8 @@ __all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "build_server"]
 log = logging.getLogger("gates.mcp")
 
 PAGE_SIZE: Final = 100
+MADE_TOOLS: Final = 20_000
+"""MCP `Tool`s kept for tools/list (4 times the most tools bench.scale registers)."""
 AUDIT_TAIL: Final = 100
 PROGRESS_BUFFER: Final = 256
 CLIENT_GONE: Final = "xivmcp.client_gone"
@@ -157,13 +159,29 @@ def _cursor(params: types.PaginatedRequestParams | None) -> int:
 def build_server(host: Host, notifier: Notifier) -> Server[Any]:
     """The low-level server with XIV MCP's handlers, sharing `notifier`'s sessions and listen streams."""
 
+    made: dict[int, tuple[OfferedTool, types.Tool]] = {}
+    """Each offered tool's MCP `Tool`, by the identity of its (immutable) definition: built once,
+    not on every page of every tools/list."""
+
+    def mcp_tool(offered: OfferedTool) -> types.Tool:
+        entry = made.get(id(offered.definition))
+        if entry is not None:
+            was = entry[0]
+            same = was.definition is offered.definition and was.output_schema is offered.output_schema
+            if same and was.toolset == offered.toolset:
+                return entry[1]
+        if len(made) >= MADE_TOOLS:
+            made.clear()  # definitions of plugins long gone: build the current ones again
+        tool = made[id(offered.definition)] = (offered, _tool(offered))
+        return tool[1]
+
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
         offered = host.offered.all()
         start = _cursor(params)
         page = offered[start : start + PAGE_SIZE]
         more = start + PAGE_SIZE < len(offered)
         next_cursor = str(start + PAGE_SIZE) if more else None
-        return types.ListToolsResult(tools=[_tool(t) for t in page], next_cursor=next_cursor)
+        return types.ListToolsResult(tools=[mcp_tool(t) for t in page], next_cursor=next_cursor)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         registered = host.registry.get(params.name)

@@ -365,6 +365,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self.saved: dict[str, PluginRecord] = {}
         self.fail = False
+        self.writes = 0
 
     def load(self) -> dict[str, PluginRecord]:
         return {owner: record.copy() for owner, record in self.saved.items()}
@@ -373,6 +374,7 @@ class MemoryStore:
         if self.fail:
             raise StoreError("disk full")
         self.saved[owner] = record.copy()
+        self.writes += 1
 
 
 def test_a6_the_consented_registration_survives_a_restart_so_the_same_tools_are_not_asked_again() -> None:
@@ -388,6 +390,23 @@ def test_a6_the_consented_registration_survives_a_restart_so_the_same_tools_are_
     assert restarted.capability_mode(OWNER, "spend_gil") is Mode.DENY
 
 
+def test_a_setting_set_to_what_it_is_already_writes_nothing() -> None:
+    """Each write waits for the disk; --auto-enable sets the same modes again on every tool."""
+    store = MemoryStore()
+    policies = Policies(store)
+    policies.enable(OWNER, registration(FOLLOW))
+    policies.set_capability_mode(OWNER, "move_character", Mode.ALLOW)
+    assert store.writes == 2
+    policies.set_capability_mode(OWNER, "move_character", Mode.ALLOW)
+    policies.enable(OWNER, registration(FOLLOW))
+    policies.set_tool_mode(OWNER, "myplugin_buy", None)
+    assert store.writes == 2
+    version = policies.version
+    policies.set_capability_mode(OWNER, "move_character", Mode.ASK)
+    assert store.writes == 3 and policies.version == version + 1
+    assert Policies(store).capability_mode(OWNER, "move_character") is Mode.ASK
+
+
 def test_a_failed_write_leaves_the_decision_unchanged() -> None:
     store = MemoryStore()
     policies = Policies(store)
@@ -396,3 +415,44 @@ def test_a_failed_write_leaves_the_decision_unchanged() -> None:
         policies.enable(OWNER, registration(FOLLOW))
     assert policies.state(OWNER) is PluginState.UNDECIDED
     assert OWNER not in store.saved
+
+
+# --------------------------------------------------------------------------- what is offered
+
+
+def test_the_offered_list_follows_every_change_of_the_registry_and_of_the_players_decisions() -> None:
+    """The third-party list is kept between tools/list pages; each change must show at once."""
+    from gates.host._offer import OfferedTools
+    from gates.host._registry import ToolRegistry
+
+    registry, policies = ToolRegistry(), Policies()
+    offered = OfferedTools(registry, policies)
+
+    def names() -> list[str]:
+        return [t.definition.name for t in offered.all() if t.toolset == OWNER]
+
+    registry.register(OWNER, FOLLOW)
+    registry.register(OWNER, STATUS)
+    assert names() == []  # undecided
+    policies.enable(OWNER, registration(FOLLOW, STATUS))
+    assert names() == ["myplugin_follow", "myplugin_status"]
+    assert offered.all() == offered.all()  # the same list while nothing changes
+    policies.set_tool_mode(OWNER, "myplugin_follow", Mode.DENY)
+    assert names() == ["myplugin_status"]
+    policies.set_tool_mode(OWNER, "myplugin_follow", None)
+    policies.set_capability_mode(OWNER, "move_character", Mode.DENY)
+    assert names() == ["myplugin_status"]
+    policies.set_capability_mode(OWNER, "move_character", None)
+    registry.register(OWNER, BUY)
+    policies.enable(OWNER, registration(FOLLOW, STATUS, BUY))
+    assert names() == ["myplugin_follow", "myplugin_status", "myplugin_buy"]
+    policies.suspend(OWNER, "it did something")
+    assert names() == []
+    policies.lift_suspension(OWNER)
+    registry.unregister(OWNER, "myplugin_status")
+    assert names() == ["myplugin_follow", "myplugin_buy"]
+    policies.disable(OWNER)
+    assert names() == []
+    policies.enable(OWNER, registration(FOLLOW, BUY))
+    policies.forget(OWNER)
+    assert names() == []
