@@ -91,21 +91,27 @@ class PluginRequests:
         registration = self._registrations.refresh(owner)
         policies = self._policies
         before = policies.state(owner)
-        review = policies.on_registered(owner, registration)
-        if self._auto_enable and policies.state(owner) is not PluginState.ENABLED:
-            self._enable_automatically(owner, registration)
-        elif review.needs_decision:
-            self._audit.record(
-                AuditKind.REGISTRATION,
-                owner,
-                definition.name,
-                details={
-                    "review": review.kind.value,
-                    "newTools": list(review.new_tools),
-                    "newCapabilities": list(review.new_capabilities),
-                    "state": policies.state(owner).value,
-                },
-            )
+        if self._auto_enable:
+            if before is PluginState.SUSPENDED:
+                policies.on_registered(owner, registration)  # once lifted, it awaits consent for the rest
+            elif before is not PluginState.ENABLED or policies.review(owner, registration).needs_decision:
+                # Consent at once, rather than first record that the plugin awaits it: one
+                # committed write a registration instead of two.
+                self._enable_automatically(owner, registration)
+        else:
+            review = policies.on_registered(owner, registration)
+            if review.needs_decision:
+                self._audit.record(
+                    AuditKind.REGISTRATION,
+                    owner,
+                    definition.name,
+                    details={
+                        "review": review.kind.value,
+                        "newTools": list(review.new_tools),
+                        "newCapabilities": list(review.new_capabilities),
+                        "state": policies.state(owner).value,
+                    },
+                )
         if policies.state(owner) is not before:
             self._changed(owner)
         return policies.register_reply(owner, definition)
