@@ -108,18 +108,30 @@ async def test_what_is_not_running_says_so_in_one_line_with_rc_2(tmp_path: Path)
         (system.data_dir).mkdir(parents=True)
         (system.data_dir / "player.key").write_text("k")
         bus = ["--bus", system.endpoint, "--data-dir", str(system.data_dir)]
-        done = await run(*xivmcp_argv("plugins", *bus), code=2)
-        assert done.stderr == (
-            f"XIV MCP is not running on the bus {system.endpoint}: start it with `xivmcp up` (or `xivmcp host` "
-            "next to a running `xivmcp broker`); `xivmcp status` shows what runs.\n"
-        )
-        status = await run(*xivmcp_argv("status", *bus), code=2)
-        assert "host       not running: start everything with `xivmcp up`" in status.stdout
-    nothing = ["--bus", free_endpoint(), "--data-dir", str(tmp_path / "data")]
-    done = await run(*xivmcp_argv("gate", "list", *nothing), code=2)
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("No broker answered at ")
-    sample = await run(sys.executable, "-m", "plugins_sample.raw_gates", *nothing[:2], code=2)
-    assert sample.stderr.count("\n") == 1 and "Traceback" not in sample.stderr
+        nothing = ["--bus", free_endpoint(), "--data-dir", str(tmp_path / "data")]
+        runs = {
+            "plugins": xivmcp_argv("plugins", *bus),
+            "status": xivmcp_argv("status", *bus),
+            "gate list": xivmcp_argv("gate", "list", *nothing),
+            "sample": [sys.executable, "-m", "plugins_sample.raw_gates", *nothing[:2]],
+        }
+        done: dict[str, subprocess.CompletedProcess[str]] = {}
+
+        async def run_one(name: str) -> None:
+            done[name] = await run(*runs[name], code=2)
+
+        async with anyio.create_task_group() as tg:  # each waits out its own timeout: at once, not in turn
+            for name in runs:
+                tg.start_soon(run_one, name)
+    assert done["plugins"].stderr == (
+        f"XIV MCP is not running on the bus {system.endpoint}: start it with `xivmcp up` (or `xivmcp host` "
+        "next to a running `xivmcp broker`); `xivmcp status` shows what runs.\n"
+    )
+    assert "host       not running: start everything with `xivmcp up`" in done["status"].stdout
+    gate_list = done["gate list"].stderr
+    assert gate_list.count("\n") == 1 and gate_list.startswith("No broker answered at ")
+    sample = done["sample"].stderr
+    assert sample.count("\n") == 1 and "Traceback" not in sample
 
 
 async def test_a_stale_runtime_file_is_not_believed(tmp_path: Path) -> None:
