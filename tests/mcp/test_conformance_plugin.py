@@ -29,11 +29,6 @@ WAIT = 10.0
 """Seconds to wait for an event."""
 LEGACY, MODERN = "legacy", "auto"
 ERAS = pytest.mark.parametrize("era", [LEGACY, MODERN], ids=["2025-11-25", "2026-07-28"])
-MODERN_PROGRESS_LOST = pytest.mark.xfail(
-    strict=True,
-    reason="host bug: gates/mcp/_http.py passes json_response=True, so the mcp package answers a 2026-07-28 "
-    "POST with one JSON body and no SSE sink, and _server.py's ctx.session.report_progress sends nothing",
-)
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +42,16 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivMcpSystem]:
 
 
 @contextlib.asynccontextmanager
-async def connect(system: XivMcpSystem, era: str) -> AsyncIterator[Client]:
-    """An `mcp.Client` of one era; a 2025-era one once its GET stream (where progress comes) is open."""
+async def connect(system: XivMcpSystem, era: str, answers: list[str] | None = None) -> AsyncIterator[Client]:
+    """An `mcp.Client` of one era; a 2025-era one once its GET stream (where progress comes) is open.
+    `answers` gets the content type of each POST's response."""
     stream_open = anyio.Event()
 
     async def on_response(response: httpx2.Response) -> None:
         if response.request.method == "GET" and response.status_code == 200:
             stream_open.set()
+        if response.request.method == "POST" and answers is not None:
+            answers.append(response.headers.get("content-type", "").split(";")[0])
 
     headers = {"Authorization": f"Bearer {system.token}"}
     async with (
@@ -95,20 +93,22 @@ async def test_error_handling_is_an_error_result_with_its_message(system: XivMcp
     assert texts(result) == ["This tool intentionally returns an error for testing"]
 
 
-@pytest.mark.parametrize(
-    "era", [LEGACY, pytest.param(MODERN, marks=MODERN_PROGRESS_LOST)], ids=["2025-11-25", "2026-07-28"]
-)
+@ERAS
 async def test_tool_with_progress_reports_three_increasing_steps(system: XivMcpSystem, era: str) -> None:
     seen: list[tuple[float, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, message))
 
-    async with connect(system, era) as client:
+    answers: list[str] = []
+    async with connect(system, era, answers) as client:
         with anyio.fail_after(WAIT):
             result = await client.call_tool("test_tool_with_progress", {}, None, on_progress)
+            await client.call_tool("test_simple_text")
     assert texts(result) == ["Tool with progress completed."]
     assert [message for _, message in seen] == ["0/100", "50/100", "100/100"]
+    if era == MODERN:  # the call with progress answered with SSE; every other POST with plain JSON
+        assert answers.count("text/event-stream") == 1 and answers[-1] == "application/json", answers
     values = [progress for progress, _ in seen]
     assert values == sorted(values)
 
