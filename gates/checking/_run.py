@@ -193,7 +193,7 @@ class _Run:
         for arguments, why_invalid in calls:
             if ignored_cancel and why_invalid is None:
                 continue  # each would cost the wait again, and show the same
-            seen = await self.session.call(self.plugin, tool.name, arguments)
+            seen = await self.session.call(self.plugin, tool.name, arguments, long_running=checked.long_running)
             checked.calls += 1
             checked.long_running |= seen.long_running
             ran = Check.VALID_ARGUMENTS if why_invalid is None else Check.INVALID_ARGUMENTS

@@ -38,6 +38,7 @@ from gates.testing import START_TIMEOUT, Process, XivMcpSystem
 from ._definitions import OfferedDefinition, RegistrationRecord
 
 __all__ = [
+    "LONG_RUNNING_WAIT",
     "POLL_SECONDS",
     "SETTLE_SECONDS",
     "CallSeen",
@@ -51,6 +52,8 @@ POLL_SECONDS: Final = 0.05
 SETTLE_SECONDS: Final = 1.0
 """A plugin says nowhere that it has registered everything; the kit sends its tools one after
 another at start, so a registration unchanged this long is taken as complete."""
+LONG_RUNNING_WAIT: Final = 0.25
+"""Seconds a call of a tool already seen to be long-running runs before the check cancels it."""
 COMMAND_TIMEOUT: Final = 20.0
 """Seconds one player command may take (a loaded 2-core CI machine is slow; a quick one takes ms)."""
 AUDIT_LINES: Final = 50
@@ -84,6 +87,8 @@ class CallSeen:
     cancelled: bool = False
     ignored_cancel: bool = False
     """Cancelled, and still running when the check moved the host's clock past the two minutes."""
+    known_long_running: bool = False
+    """An earlier call showed the tool long-running (this one may be cancelled before it answered)."""
 
     @property
     def error(self) -> str | None:
@@ -93,7 +98,7 @@ class CallSeen:
 
     @property
     def long_running(self) -> bool:
-        return bool(self.audit and self.audit.get("pending"))
+        return self.known_long_running or bool(self.audit and self.audit.get("pending"))
 
 
 @dataclass(slots=True)
@@ -223,19 +228,22 @@ class CheckSession:
 
     # --- calls ----------------------------------------------------------------------------
 
-    async def call(self, plugin: str, tool: str, arguments: dict[str, Any]) -> CallSeen:
+    async def call(self, plugin: str, tool: str, arguments: dict[str, Any], *, long_running: bool = False) -> CallSeen:
         """Call `tool` as the assistant would; a call still running after the quick limit is
-        cancelled, given `stop_wait` seconds to stop, then the host's two minutes (its clock moved)."""
+        cancelled, given `stop_wait` seconds to stop, then the host's two minutes (its clock moved).
+
+        A tool an earlier call showed `long_running` is cancelled after `LONG_RUNNING_WAIT`: what
+        such a call shows is how it stops, and the quick limit again would show nothing new."""
         app = await self._the_app()
         sending = _Sending()
         started = time.monotonic()
         self._tg.start_soon(self._send, app, sending, tool, arguments)
-        with anyio.move_on_after(self.quick_limit):
+        with anyio.move_on_after(LONG_RUNNING_WAIT if long_running else self.quick_limit):
             await sending.done.wait()
         if sending.done.is_set():
             if sending.failure is not None:
                 raise CheckAbortedError(sending.failure)
-            seen = CallSeen(tool, arguments, sending.reply, time.monotonic() - started)
+            seen = CallSeen(tool, arguments, sending.reply, time.monotonic() - started, known_long_running=long_running)
         else:
             sending.scope.cancel()
             await self._leave_app()  # as an app that gives up: XIV MCP sends Cancel(callId)
@@ -244,7 +252,10 @@ class CheckSession:
                 await self.player("advance_clock", seconds=CANCEL_GRACE + 1)
                 if not await self._wait_calls_ended(COMMAND_TIMEOUT):
                     raise CheckAbortedError(f"XIV MCP still runs the call of {tool} after its two minutes were up.")
-            seen = CallSeen(tool, arguments, None, time.monotonic() - started, cancelled=True, ignored_cancel=ignored)
+            seconds = time.monotonic() - started
+            seen = CallSeen(
+                tool, arguments, None, seconds, cancelled=True, ignored_cancel=ignored, known_long_running=long_running
+            )
         seen.audit, seen.suspension = await self._audit_of(plugin, tool)
         return seen
 

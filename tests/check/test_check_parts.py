@@ -183,3 +183,34 @@ def test_all_is_exactly_what_gates_checking_exports() -> None:
     }
     assert sorted(exported) == sorted(set(exported)) == sorted(public)
     assert Path(gates.checking.__file__).parent.name == "checking"
+
+
+def test_a_tool_seen_long_running_has_its_later_calls_cancelled_soon_and_not_called_slow() -> None:
+    """Its first call runs the quick limit; the later ones only show how it stops (LONG_RUNNING_WAIT)."""
+    import anyio
+
+    from gates.checking._report import CheckReport as Report
+    from gates.checking._run import CheckOptions, _Run
+
+    asked: list[bool] = []
+
+    class Session:
+        async def call(
+            self, plugin: str, tool: str, arguments: dict[str, object], *, long_running: bool = False
+        ) -> CallSeen:
+            asked.append(long_running)
+            audit = {"ok": False, "error": "Cancelled.", "callId": f"c{len(asked)}", "pending": not long_running}
+            # a later call is cancelled before its Invoke answered: the audit says nothing of pending
+            return CallSeen(tool, arguments, None, 0.3, audit=audit, cancelled=True, known_long_running=long_running)
+
+        async def card(self, plugin: str) -> None:
+            return None
+
+    run = _Run(Session(), "Farmer", CheckOptions(examples=3), Report(target="farmer", plugin="Farmer"))  # type: ignore[arg-type]
+    schema = {"type": "object", "properties": {"kills": {"type": "integer", "minimum": 1, "maximum": 99}}}
+    tool = OfferedDefinition(name="farmer_farm", description="Farms. Returns the kills.", input_schema=schema)
+    anyio.run(run.check_tool, tool)
+    assert asked[0] is False and asked[1:] and all(asked[1:])
+    [checked] = run.report.tools
+    assert checked.long_running and Check.CANCEL in checked.checks
+    assert [f.rule for f in run.report.findings if f.rule is Rule.SLOW_QUICK_TOOL] == []
