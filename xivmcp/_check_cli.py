@@ -57,7 +57,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
         type=float,
         default=1.0,
         metavar="S",
-        help="wall seconds before a call is taken for long-running and cancelled (1)",
+        help="wall seconds before a call is taken for long-running and cancelled (1; a tool already seen "
+        "long-running: 0.25)",
     )
     p.add_argument("--world", type=Path, metavar="FILE", help="a world file for the simulated game")
     p.add_argument("-v", "--verbose", action="store_true", help="the arguments of each finding; tracebacks")
