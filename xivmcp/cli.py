@@ -45,7 +45,7 @@ _COMMANDS: Final[dict[str, str]] = {
     "connect": "_connect_cli",
     "check": "_check_cli",
 }
-"""Each command's module (tests/host/test_cli.py checks it against what each module adds)."""
+"""Each command's module (tests/test_layering.py checks it against what each module adds)."""
 
 
 def _version() -> str:

@@ -175,8 +175,8 @@ def _wants_progress(scope: Scope, body: bytes) -> bool:
         return False
     try:
         message = json.loads(body)
-    except ValueError:
-        return False  # the package answers it with the right error
+    except (ValueError, RecursionError):
+        return False  # not JSON, or nested past reading: the package answers it with the right error
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and meta.get("progressToken") is not None

@@ -125,3 +125,24 @@ async def test_json_schema_2020_12_keywords_are_advertised_and_the_tool_runs(sys
     assert schema["additionalProperties"] is False
     assert not result.is_error
     assert result.structured_content == {"received": args}
+
+
+async def test_only_a_2026_request_with_a_progress_token_that_accepts_sse_is_sent_where_sse_may_answer() -> None:
+    from gates.mcp._http import _wants_progress
+
+    def scope(version: str | None, accept: str = "application/json, text/event-stream") -> dict[str, object]:
+        headers = [(b"accept", accept.encode())]
+        if version is not None:
+            headers.append((b"mcp-protocol-version", version.encode()))
+        return {"type": "http", "headers": headers}
+
+    call = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "_meta": {"progressToken": 7}}}'
+    )
+    assert _wants_progress(scope("2026-07-28"), call)
+    assert not _wants_progress(scope("2025-11-25"), call)  # its session lives in the JSON manager
+    assert not _wants_progress(scope(None), call)
+    assert not _wants_progress(scope("2026-07-28", "application/json"), call)
+    assert not _wants_progress(scope("2026-07-28"), call.replace(b'"progressToken": 7', b'"other": 7'))
+    for body in (b"not json", b"[" * 100_000, b"\xff\xfe", b"[1, 2]"):  # the package answers these itself
+        assert not _wants_progress(scope("2026-07-28"), body)
