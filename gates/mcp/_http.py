@@ -3,13 +3,7 @@
     request ─► Guard ─► Origin (403) ─► bearer token (401, hmac) ─► session manager
                   │                                                   └─ Host header (421), sessions,
                   │                                                      JSON responses, both eras
-                  ├─ a POST whose client goes away: sets its ClientGone, and its calls are cancelled
-                  └─ a 2026-07-28 POST with a progressToken: a manager that may answer with SSE
-
-A 2026-07-28 request is one POST, and its progress can only travel in that POST's response; JSON
-responses (the fast path every other request takes) have no room for it. So a 2026-07-28 request
-that asks for progress and accepts `text/event-stream` goes to a second session manager that may
-answer with SSE: the package commits to SSE only once the call sends a notification.
+                  └─ a POST whose client goes away: sets its ClientGone, and its calls are cancelled
 
 It binds the loopback interface only unless `allow_remote_http` says otherwise, and the token is
 `DATA_DIR/token` (see `_settings.py`). uvicorn runs inside the host's task group, without its own
@@ -19,13 +13,10 @@ signal handling: `run_host` starts the endpoint after the gates and closes it be
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
 import hmac
-import json
 import logging
 import socket
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -38,7 +29,6 @@ from mcp.server.streamable_http_manager import (
     StreamableHTTPSessionManager,
 )
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
@@ -141,7 +131,6 @@ class _Guard:
                 break
         gone = ClientGone()
         scope[CLIENT_GONE] = gone
-        scope[_WITH_PROGRESS] = _wants_progress(scope, bytes(body))
         pending: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
 
         async def replay() -> Message:
@@ -159,37 +148,6 @@ class _Guard:
             await self.app(scope, replay, send)
         finally:
             watcher.cancel()
-
-
-_WITH_PROGRESS: Final = "xivmcp.with_progress"
-"""The scope key `_Guard` sets on a POST that goes to the manager that may answer with SSE."""
-_PROTOCOL_HEADER: Final = b"mcp-protocol-version"
-
-
-def _wants_progress(scope: Scope, body: bytes) -> bool:
-    """A 2026-07-28 request that asks for progress (`_meta.progressToken`) and accepts SSE."""
-    headers = dict(scope["headers"])
-    if headers.get(_PROTOCOL_HEADER, b"").decode("latin-1") not in MODERN_PROTOCOL_VERSIONS:
-        return False  # a 2025-era request: its progress goes on the session's GET stream
-    if b"text/event-stream" not in headers.get(b"accept", b""):
-        return False
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
-        return False  # not JSON, or nested past reading: the package answers it with the right error
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and meta.get("progressToken") is not None
-
-
-class _ByProgress:
-    """The route's app: the JSON manager, or for a `_WITH_PROGRESS` POST the one that may use SSE."""
-
-    def __init__(self, json_app: ASGIApp, sse_app: ASGIApp) -> None:
-        self._json, self._sse = json_app, sse_app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await (self._sse if scope.get(_WITH_PROGRESS) else self._json)(scope, receive, send)
 
 
 async def _watch(receive: Receive, gone: ClientGone) -> None:
@@ -274,24 +232,14 @@ class McpEndpoint:
         port = sock.getsockname()[1]
         origins, hosts = _origins_and_hosts(config.http_host, port)
         notifier = Notifier(host, idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)
-        handlers, security = build_server(host, notifier), _security(config.http_host, hosts, origins)
-        manager, with_sse = (
-            StreamableHTTPSessionManager(
-                app=handlers,
-                json_response=json_response,
-                security_settings=security,
-                session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
-            )
-            for json_response in (True, False)
+        manager = StreamableHTTPSessionManager(
+            app=build_server(host, notifier),
+            json_response=True,
+            security_settings=_security(config.http_host, hosts, origins),
+            session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
         )
-
-        @contextlib.asynccontextmanager
-        async def lifespan(_: object) -> AsyncIterator[None]:
-            async with manager.run(), with_sse.run():
-                yield
-
         app = Starlette(
-            routes=[Route(MCP_PATH, _ByProgress(StreamableHTTPASGIApp(manager), StreamableHTTPASGIApp(with_sse)))],
+            routes=[Route(MCP_PATH, StreamableHTTPASGIApp(manager))],
             middleware=[
                 Middleware(
                     _Guard,
@@ -300,7 +248,7 @@ class McpEndpoint:
                     sessions=notifier.sessions,
                 )
             ],
-            lifespan=lifespan,
+            lifespan=lambda _: manager.run(),
         )
         server = uvicorn_server(app, lifespan="on")
         try:

@@ -93,22 +93,17 @@ async def test_error_handling_is_an_error_result_with_its_message(system: XivMcp
     assert texts(result) == ["This tool intentionally returns an error for testing"]
 
 
-@ERAS
-async def test_tool_with_progress_reports_three_increasing_steps(system: XivMcpSystem, era: str) -> None:
+async def test_tool_with_progress_reports_three_increasing_steps(system: XivMcpSystem) -> None:
     seen: list[tuple[float, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, message))
 
-    answers: list[str] = []
-    async with connect(system, era, answers) as client:
+    async with connect(system, LEGACY) as client:  # on the session's GET stream
         with anyio.fail_after(WAIT):
             result = await client.call_tool("test_tool_with_progress", {}, None, on_progress)
-            await client.call_tool("test_simple_text")
     assert texts(result) == ["Tool with progress completed."]
     assert [message for _, message in seen] == ["0/100", "50/100", "100/100"]
-    if era == MODERN:  # the call with progress answered with SSE; every other POST with plain JSON
-        assert answers.count("text/event-stream") == 1 and answers[-1] == "application/json", answers
     values = [progress for progress, _ in seen]
     assert values == sorted(values)
 
@@ -127,22 +122,18 @@ async def test_json_schema_2020_12_keywords_are_advertised_and_the_tool_runs(sys
     assert result.structured_content == {"received": args}
 
 
-async def test_only_a_2026_request_with_a_progress_token_that_accepts_sse_is_sent_where_sse_may_answer() -> None:
-    from gates.mcp._http import _wants_progress
+async def test_a1_a_2026_call_is_answered_with_json_so_its_progress_has_nowhere_to_go(system: XivMcpSystem) -> None:
+    """As the real host: JSON responses (A1). A 2026-07-28 call is one POST whose progress could
+    travel only in an SSE response, so such a caller gets the result and no progress."""
+    seen: list[float] = []
+    answers: list[str] = []
 
-    def scope(version: str | None, accept: str = "application/json, text/event-stream") -> dict[str, object]:
-        headers = [(b"accept", accept.encode())]
-        if version is not None:
-            headers.append((b"mcp-protocol-version", version.encode()))
-        return {"type": "http", "headers": headers}
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
 
-    call = (
-        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "_meta": {"progressToken": 7}}}'
-    )
-    assert _wants_progress(scope("2026-07-28"), call)
-    assert not _wants_progress(scope("2025-11-25"), call)  # its session lives in the JSON manager
-    assert not _wants_progress(scope(None), call)
-    assert not _wants_progress(scope("2026-07-28", "application/json"), call)
-    assert not _wants_progress(scope("2026-07-28"), call.replace(b'"progressToken": 7', b'"other": 7'))
-    for body in (b"not json", b"[" * 100_000, b"\xff\xfe", b"[1, 2]"):  # the package answers these itself
-        assert not _wants_progress(scope("2026-07-28"), body)
+    async with connect(system, MODERN, answers) as client:
+        with anyio.fail_after(WAIT):
+            result = await client.call_tool("test_tool_with_progress", {}, None, on_progress)
+    assert texts(result) == ["Tool with progress completed."]
+    assert seen == []
+    assert answers and set(answers) == {"application/json"}
