@@ -16,6 +16,7 @@ the capability ids): never the host, the MCP front or sqlite, so a plugin can im
 """
 
 from ._args import TradeItem
+from ._changes import replay
 from ._client import GameClient, JsonValue
 from ._default_world import default_world
 from ._documents import (
@@ -45,6 +46,7 @@ from ._errors import GameError, GameUnavailableError, WorldFileError
 from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
 from ._names import CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
 from ._peer import GameConfig, add_game_options, run_game, serve_game
+from ._reading import CHANGES_LIMIT
 from ._replies import (
     ChangeReply,
     ChatReply,
@@ -69,6 +71,7 @@ from ._world_file import load_world, save_world
 
 __all__ = [
     "CHANGED_MESSAGE",
+    "CHANGES_LIMIT",
     "GAME_NAME",
     "RESET_MESSAGE",
     "SET_PATHS",
@@ -123,6 +126,7 @@ __all__ = [
     "default_world",
     "ground_distance",
     "load_world",
+    "replay",
     "run_game",
     "save_world",
     "serve_game",

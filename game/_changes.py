@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from collections.abc import Iterable
 from typing import Final
 
 import msgspec
 
 from ._documents import Change, GameSnapshot, SnapshotDelta
 
-__all__ = ["MAX_CHANGES", "MAX_SUMMARY", "ChangeLog", "ChangesPage", "delta_between"]
+__all__ = ["MAX_CHANGES", "MAX_SUMMARY", "ChangeLog", "ChangesPage", "delta_between", "replay"]
 
 MAX_CHANGES: Final = 10_000
 """Changes the log keeps (B7): the oldest is dropped when a new one comes."""
@@ -42,6 +43,38 @@ def delta_between(before: GameSnapshot, after: GameSnapshot) -> SnapshotDelta:
         world=after.world if after.world != before.world else None,
         logged_in=after.logged_in if after.logged_in != before.logged_in else None,
         content_id=after.content_id if after.content_id != before.content_id else None,
+    )
+
+
+def replay(before: GameSnapshot, changes: Iterable[Change]) -> GameSnapshot:
+    """The snapshot `before` would become with only these changes applied: `delta_between`'s inverse."""
+    logged_in, content_id, territory, world = before.logged_in, before.content_id, before.territory, before.world
+    gil, item_total, chat_sent = before.gil, before.item_total, before.chat_sent
+    currencies = dict(before.currencies)
+    for change in changes:
+        delta = change.delta
+        gil += delta.gil
+        item_total += delta.item_total
+        chat_sent += delta.chat_sent
+        for currency, amount in delta.currencies.items():
+            currencies[currency] = currencies.get(currency, 0) + amount
+        if delta.territory is not None:
+            territory = delta.territory
+        if delta.world is not None:
+            world = delta.world
+        if delta.logged_in is not None:
+            logged_in = delta.logged_in
+        if delta.content_id is not None:
+            content_id = delta.content_id
+    return GameSnapshot(
+        logged_in=logged_in,
+        content_id=content_id,
+        territory=territory,
+        world=world,
+        gil=gil,
+        currencies=currencies,
+        item_total=item_total,
+        chat_sent=chat_sent,
     )
 
 

@@ -89,10 +89,6 @@ class GameClient:
         """Whether a game serves its gates on the bus right now (no round trip)."""
         return self._pi.get_ipc_subscriber(GameGate.SNAPSHOT).has_function()
 
-    async def wait_available(self) -> None:
-        """Wait until a game serves its gates on the bus (use under a timeout)."""
-        await self._pi.get_ipc_subscriber(GameGate.SNAPSHOT).wait_ready()
-
     async def call(self, gate: GameGate, reply_type: type[R], **args: object) -> R:
         """Call `gate` with `args` (None values left out) and decode its reply as `reply_type`."""
         return await self._request(gate, reply_type, _encode({k: v for k, v in args.items() if v is not None}).decode())

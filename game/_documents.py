@@ -8,7 +8,7 @@ it did to the snapshot's fields (`SnapshotDelta`), so a reader can tell whose do
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
@@ -225,7 +225,6 @@ class GameReply(_Doc, omit_defaults=True):
 
     ok: bool
     error: str | None = None
-    value: Any = None
 
 
 class SnapshotReply(_Doc):

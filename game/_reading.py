@@ -11,6 +11,7 @@ from typing import Final
 import msgspec
 
 from ._args import ChangesArgs, ChatArgs, NoArgs
+from ._changes import MAX_CHANGES
 from ._documents import ChangesReply, SnapshotReply
 from ._engine import GameEngine
 from ._errors import Refusal
@@ -49,7 +50,7 @@ __all__ = [
 
 REPLY_BUDGET: Final = 512 * 1024
 """Bytes a reply may have: well under the bus's 1 MiB payload limit, whatever it holds (B7)."""
-CHANGES_LIMIT: Final = 10_000
+CHANGES_LIMIT: Final = MAX_CHANGES
 CHANGES_DEFAULT: Final = 1_000
 CHAT_DEFAULT: Final = 50
 

@@ -30,17 +30,24 @@ from dataclasses import dataclass
 from typing import Final
 
 from broker import PluginInterface
-from game import GAME_NAME, Change, ChangesReply, GameClient, GameError, GameSnapshot
+from game import (
+    CHANGED_MESSAGE,
+    CHANGES_LIMIT,
+    GAME_NAME,
+    Change,
+    ChangesReply,
+    GameClient,
+    GameError,
+    GameSnapshot,
+    replay,
+)
 
-from ._side_effects import Verdict, judge, replay, unchecked
+from ._side_effects import Verdict, judge, unchecked
 
 __all__ = ["EffectWatch", "Mark"]
 
 log = logging.getLogger("gates.effects")
 
-CHANGES_LIMIT: Final = 10_000
-"""The most changes one call may make and still be attributed change by change (and the most
-the watch keeps)."""
 VERIFY_EVERY: Final = 1.0
 """Real seconds between calls judged from the game's log rather than from its messages."""
 
@@ -152,7 +159,7 @@ class EffectWatch:
         elif latest.seq < reply.seq or (latest.seq == reply.seq and latest.snapshot != reply.snapshot):
             log.warning(
                 "%s messages went missing (the game is at change %d, XIV MCP had seen %d); reading the game again",
-                "Game.Changed",
+                CHANGED_MESSAGE,
                 reply.seq,
                 latest.seq,
             )

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from game import Change, GameSnapshot, SnapshotDelta
+from game import Change, GameSnapshot, SnapshotDelta, replay
 from gates.contract import CapabilityId
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "Verdict",
     "analyze",
     "judge",
-    "replay",
     "suspension_reason",
     "unchecked",
 ]
@@ -100,38 +99,6 @@ def analyze(before: GameSnapshot, after: GameSnapshot, declared: Iterable[str]) 
     if after.chat_sent > before.chat_sent:
         add("chat_sent", f"{after.chat_sent - before.chat_sent} chat message(s) sent.", CapabilityId.CHAT_SEND)
     return effects
-
-
-def replay(before: GameSnapshot, changes: Iterable[Change]) -> GameSnapshot:
-    """The snapshot `before` would become with only these changes applied."""
-    logged_in, content_id, territory, world = before.logged_in, before.content_id, before.territory, before.world
-    gil, item_total, chat_sent = before.gil, before.item_total, before.chat_sent
-    currencies = dict(before.currencies)
-    for change in changes:
-        delta = change.delta
-        gil += delta.gil
-        item_total += delta.item_total
-        chat_sent += delta.chat_sent
-        for currency, amount in delta.currencies.items():
-            currencies[currency] = currencies.get(currency, 0) + amount
-        if delta.territory is not None:
-            territory = delta.territory
-        if delta.world is not None:
-            world = delta.world
-        if delta.logged_in is not None:
-            logged_in = delta.logged_in
-        if delta.content_id is not None:
-            content_id = delta.content_id
-    return GameSnapshot(
-        logged_in=logged_in,
-        content_id=content_id,
-        territory=territory,
-        world=world,
-        gil=gil,
-        currencies=currencies,
-        item_total=item_total,
-        chat_sent=chat_sent,
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from game import GameSnapshot, SnapshotDelta
+import msgspec
+
+from game import Change, GameSnapshot, SnapshotDelta, replay
 from game._changes import MAX_CHANGES, ChangeLog, delta_between
 
 BEFORE = GameSnapshot(
@@ -36,6 +38,14 @@ def test_w2_a_delta_is_the_difference_of_the_snapshots_and_leaves_out_what_staye
     delta = delta_between(BEFORE, after)
     assert delta == SnapshotDelta(gil=-300, currencies={28: -50}, item_total=2, territory=1188, content_id=2)
     assert delta_between(BEFORE, BEFORE) == SnapshotDelta()
+    # replay is its inverse: applying the change's delta to the snapshot before gives the one after
+    change = Change(seq=1, at=0.0, by="P", capability="spend_gil", kind="gil", summary="", delta=delta)
+    assert replay(BEFORE, [change]) == after
+    logged_out = GameSnapshot(
+        **{**msgspec.structs.asdict(after), "logged_in": False, "world": 21, "currencies": {28: 0, 25: 0}}
+    )
+    back = Change(seq=2, at=0.0, by="P", capability="x", kind="x", summary="", delta=delta_between(after, logged_out))
+    assert replay(BEFORE, [change, back]) == logged_out
 
 
 def test_b7_the_log_keeps_the_newest_ten_thousand_and_says_when_it_no_longer_reaches_back() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from game import Change, GameSnapshot, SnapshotDelta
-from gates.host._side_effects import analyze, judge, replay, suspension_reason
+from game import Change, GameSnapshot, SnapshotDelta, replay
+from gates.host._side_effects import analyze, judge, suspension_reason
 
 BEFORE = GameSnapshot(
     logged_in=True,
