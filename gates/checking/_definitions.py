@@ -34,7 +34,6 @@ class OfferedDefinition(msgspec.Struct, rename="camel", kw_only=True):
 
     name: str
     description: str = ""
-    read_only: bool = False
     input_schema: dict[str, Any] = {}
 
 

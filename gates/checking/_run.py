@@ -135,9 +135,7 @@ def _start_plugin(system: XivMcpSystem, target: CheckTarget, record: Path | None
     else:
         where = ["-m", target.argv[0]] if target.kind is TargetKind.MODULE else [target.argv[0]]
         argv = [sys.executable, str(RECORDER), str(record), *where, "--bus", system.endpoint, *options.plugin_args]
-    process = Process(argv, log=system.logs / "plugin.log", cwd=system.cwd, env=env)
-    system.procs.append(process)  # stopped by pid with the rest of the system
-    return process
+    return system.spawn(argv, "plugin", env=env)  # stopped by pid with the rest of the system
 
 
 async def _check(

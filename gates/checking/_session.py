@@ -218,7 +218,8 @@ class CheckSession:
         """The plugin's tools as `search_tools` offers them to the assistant."""
         found: list[OfferedDefinition] = []
         while True:
-            reply = await self.player("call", tool="search_tools", arguments={"toolset": plugin, "limit": PAGE})
+            arguments = {"toolset": plugin, "limit": PAGE, "offset": len(found)}
+            reply = await self.player("call", tool="search_tools", arguments=arguments)
             if reply.get("isError"):
                 raise CheckAbortedError(f"search_tools failed: {reply.get('error')}")
             page = reply["result"]

@@ -100,7 +100,13 @@ def test_check_finds_refusals_blocking_exceptions_growth_and_long_progress(tmp_p
     run = run_check_cli(tmp_path, "tests/check/sloppy_plugin.py", "--quick-limit", "0.3", "--json", last="{")
     assert run.code == 1, run.stderr
     report = _report(run.lines)
-    found = {(f.severity, f.tool, f.rule) for f in report.findings}
+    # A quick limit that short: on a loaded machine another tool may be slow once too. Only the
+    # planted one must be, so only its slow-tool warning counts.
+    found = {
+        (f.severity, f.tool, f.rule)
+        for f in report.findings
+        if f.rule is not Rule.SLOW_QUICK_TOOL or f.tool == "sloppy_slow_status"
+    }
     assert found == {
         (Severity.ERROR, "get_position", Rule.HOST_TOOL_NAME),
         (Severity.ERROR, "sloppy_fly", Rule.REFUSED_DEFINITION),

@@ -6,6 +6,7 @@ import argparse
 import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -108,7 +109,8 @@ def test_an_undeclared_effect_of_a_long_call_is_flagged_and_a_quick_tool_that_ho
     assert set(found) == {Rule.UNDECLARED_EFFECT, Rule.CHANGED_ON_ERROR, Rule.SLOW_QUICK_TOOL}
     assert found[Rule.UNDECLARED_EFFECT].message.startswith("XIV MCP would flag the call in its audit log: p_buy: 9")
     assert "did not answer within the two minutes" in found[Rule.SLOW_QUICK_TOOL].message
-    assert judge_call("P", CallSeen("p_buy", {}, {"ok": True}, 0.1), why_invalid=None, quick_limit=1.0) == []
+    clean = CallSeen("p_buy", {}, {"ok": True, "result": {}}, 0.1, audit={"ok": True, "effects": [], "callId": "c2"})
+    assert judge_call("P", clean, why_invalid=None, quick_limit=1.0) == []  # a call that ran and did no wrong
 
 
 def _report() -> CheckReport:
@@ -214,3 +216,23 @@ def test_a_tool_seen_long_running_has_its_later_calls_cancelled_soon_and_not_cal
     [checked] = run.report.tools
     assert checked.long_running and Check.CANCEL in checked.checks
     assert [f.rule for f in run.report.findings if f.rule is Rule.SLOW_QUICK_TOOL] == []
+
+
+def test_the_tools_of_a_plugin_with_more_than_a_page_are_each_checked_once() -> None:
+    """search_tools pages by `offset`: the check must ask for each page, not the first again."""
+    import anyio
+
+    from gates.checking._session import PAGE, CheckSession
+
+    names = [f"big_t{n}" for n in range(2 * PAGE + 30)]
+
+    async def player(cmd: str, **fields: Any) -> dict[str, Any]:
+        arguments = fields["arguments"]
+        offset, limit = arguments.get("offset", 0), arguments["limit"]
+        items = [{"name": name, "description": "Does it."} for name in names[offset : offset + limit]]
+        return {"ok": True, "result": {"total": len(names), "offset": offset, "items": items}}
+
+    session = CheckSession.__new__(CheckSession)
+    session.player = player  # type: ignore[method-assign]  # the host's side, as search_tools answers
+    found = anyio.run(session.offered, "Big")
+    assert [tool.name for tool in found] == names
