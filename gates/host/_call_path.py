@@ -13,7 +13,16 @@ from typing import Any
 
 import anyio
 
-from gates.contract import HOST_NAME, ApprovalState, PluginState, ToolDefinition, encode_json, find_capability, quote
+from gates.contract import (
+    HOST_NAME,
+    ApprovalState,
+    PluginState,
+    ToolDefinition,
+    acting_capabilities,
+    encode_json,
+    find_capability,
+    quote,
+)
 
 from ._approvals import PLUGIN_LEFT, Approval, ApprovalKind
 from ._audit import AuditKind
@@ -120,7 +129,7 @@ class CallPath:
         decision = self._modules.decide(name, read_only, session_approved=session)
         if isinstance(decision, Ask):
             access = "reading" if read_only else "changes"
-            ask = Ask(tuple(c for c in definition.capabilities if c != "read_game"))
+            ask = Ask(acting_capabilities(definition))
             decision = await self._ask_player(
                 HOST_NAME,
                 definition,

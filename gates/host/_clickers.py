@@ -151,5 +151,5 @@ class WindowTools:
             self._following = True
 
     async def _changed(self, change: Change) -> None:
-        if change.kind in ("window", "login"):
+        if self.clickers.paused and change.kind in ("window", "login"):  # else nothing to release
             await self.clickers.refresh(await self._windows())

@@ -170,11 +170,6 @@ class Modules:
         with self._lock:
             return module_id not in self._settings.off
 
-    def is_listed(self, tool: str) -> bool:
-        """Whether the tool is offered at all: not when its module is turned off."""
-        module = self._of_tool.get(tool)
-        return module is None or self.is_on(module.id)
-
     def mode(self, module: Module, access: Access) -> Mode:
         """The module's mode for reading or changes (deny for an access the module does not have)."""
         default = module.default(access)
@@ -240,7 +235,7 @@ class Modules:
         access = Access(access_text)
         if module.default(access) is None:
             raise SettingError(f"{module.title} ({module.id}) has no {access.value}: only {_has(module)}.")
-        mode = _mode(mode_text, allow_default=True)
+        mode = _mode(mode_text)
         with self._lock:
             draft = _copy(self._settings)
             if mode is None:
@@ -337,8 +332,8 @@ def _has(module: Module) -> str:
     return " and ".join(a.value for a in Access if module.default(a) is not None)
 
 
-def _mode(text: str, *, allow_default: bool) -> Mode | None:
-    if allow_default and text == "default":
+def _mode(text: str) -> Mode | None:
+    if text == "default":
         return None
     try:
         return Mode(text)

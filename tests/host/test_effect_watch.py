@@ -13,14 +13,16 @@ import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
+import anyio
 import pytest
 
 import broker
-from game import Change, GameClient
-from gates.host._effect_watch import VERIFY_EVERY, EffectWatch
+from game import GAME_NAME, Change, GameClient
+from gates.host._effect_watch import VERIFY_EVERY, EffectWatch, Mark
 
-from ._system import XivMcpSystem, host_system
+from ._system import WAIT, XivMcpSystem, host_system
 
 pytestmark = pytest.mark.asyncio
 
@@ -155,3 +157,36 @@ async def test_a_reset_of_the_world_makes_the_next_call_read_the_game(game_syste
         fresh = await s.watch.begin()
         assert s.watch.reads == reads + 1
         assert fresh is not None and fresh.snapshot.gil == await s.gil() != held.snapshot.gil
+
+
+async def test_a_change_heard_while_a_read_was_under_way_is_taken_up_by_its_mark(game_system: XivMcpSystem) -> None:
+    """A read's reply and the next change can come in one frame, the change first."""
+    async with watching(game_system) as s:
+        await s.watch.end("Buyer", (), await s.watch.begin())
+        now = await s.game.snapshot()
+        s.watch._out_of_step()  # as while a read is under way
+        heard = Change(seq=now.seq + 1, at=0.0, by="Buyer", capability="spend_gil", kind="gil", summary="")
+        s.watch._changed(heard)
+        s.watch._in_step_at(Mark(now.snapshot, now.seq, s.watch._game_count))
+        latest = await s.watch.begin()
+        assert latest is not None and latest.seq == now.seq + 1
+
+
+async def test_a_call_during_which_the_game_started_again_is_not_judged(tmp_path: Path) -> None:
+    with host_system(tmp_path) as system:
+        system.start_game("--test-clock")
+        async with watching(system) as s:
+            await s.watch.end("Buyer", (), await s.watch.begin())
+            mark = await s.watch.begin()
+            assert system.game is not None
+            system.game.kill()  # its world goes with it; the new one is the world file's again
+            with anyio.fail_after(WAIT):
+                await s.watch._pi.wait_until(lambda: GAME_NAME not in s.watch._pi.peers)
+            await anyio.to_thread.run_sync(system.start_game, "--test-clock")
+            with anyio.fail_after(WAIT):
+                await s.watch._pi.wait_until(lambda: s.game.available)
+            await s.spent(10)
+            verdict = await s.watch.end("Buyer", (), mark)
+            assert verdict.effects == () and verdict.unchecked_reason == (
+                "The game left the bus or started again during the call."
+            )
