@@ -8,9 +8,10 @@ Its tools, each a plain function (the name, description and schema come from it)
   what XIV MCP sees it do (the potions gained never count as an effect);
 - `restock_prices`: what a Hi-Potion costs and sells for (read-only).
 
-The tools act on the game through `game.GameClient` over the plugin's own bus connection, which
-the plugin makes when it starts (`main`), so this plugin runs as a script or a module; it prints
-"Restock: registered N tools" once XIV MCP has every tool. `examples/test_my_plugin.py` tests it.
+The tools act on the game through `game.GameClient` over the plugin's own bus connection
+(`plugin.client`, there while `serve` runs), so this plugin runs as a script or a module; it
+prints "Restock: registered N tools" once XIV MCP has every tool. `examples/test_my_plugin.py`
+tests it.
 """
 
 from __future__ import annotations
@@ -31,16 +32,9 @@ HI_POTION = 4554
 plugin = Plugin(NAME)
 
 
-class _Connection:
-    """The game, reached over the plugin's bus connection once `main` has made it."""
-
-    game: GameClient | None = None
-
-    @classmethod
-    def get(cls) -> GameClient:
-        if cls.game is None:
-            raise McpToolError("Restock is not connected to the game yet; try again in a moment.")
-        return cls.game
+def _game() -> GameClient:
+    """The simulated game, over the plugin's own bus connection."""
+    return GameClient(plugin.client.pi)
 
 
 class Status(msgspec.Struct, rename="camel"):
@@ -72,13 +66,13 @@ async def _status(game: GameClient) -> Status:
 @plugin.tool(read_only=True)
 async def restock_status() -> Status:
     """The character's gil and how many Hi-Potions it holds."""
-    return await _status(_Connection.get())
+    return await _status(_game())
 
 
 @plugin.tool(read_only=True)
 async def restock_prices() -> Prices:
     """What one Hi-Potion costs at a vendor, and what a vendor pays for one."""
-    items = await _Connection.get().items()
+    items = await _game().items()
     potion = next(item for item in items if item.item_id == HI_POTION)
     return Prices(buy=potion.price, sell=potion.sell_price)
 
@@ -90,7 +84,7 @@ async def restock_buy(count: Annotated[int, Meta(ge=1, le=99)] = 3) -> Bought:
     Args:
         count: How many Hi-Potions to buy (1 to 99). Default 3.
     """
-    game = _Connection.get()
+    game = _game()
     before = await _status(game)
     try:
         await game.buy(HI_POTION, count)
@@ -103,7 +97,6 @@ async def restock_buy(count: Annotated[int, Meta(ge=1, le=99)] = 3) -> Bought:
 async def serve(bus: str) -> None:
     """Serve the tools on `bus` until stopped, with the game reachable by them."""
     async with plugin.connected(bus) as client:
-        _Connection.game = GameClient(client.pi)
         await client.wait_registered()
         print(f"{NAME}: registered {len(plugin.definitions)} tools", flush=True)
         await anyio.sleep_forever()

@@ -595,10 +595,12 @@ async def test_w6_j2_a_job_navigates_with_vnavmesh_then_waits_until_arrived(worl
 
 async def test_w6_j2_a_job_without_vnavmesh_waits_for_the_player_to_walk_to_the_flag(world: XivMcpSystem) -> None:
     async with session(world) as (assistant, game):
+        flagged = anyio.Event()
+        game.on_change(lambda change: flagged.set() if change.kind == "flag" else None)
+        await assistant.pi.flush()  # the subscription is at the broker before the job starts
         started = await assistant.result("start_job", {"name": "To the bell on foot", "steps": ROUTE})
         with anyio.fail_after(WAIT):
-            while await game.flag() is None:
-                pass  # the first step puts the flag on the map
+            await flagged.wait()  # the first step puts the flag on the map
         await game.set_position(*BELL)  # the player walks there
         job = await job_done(assistant, started["started"]["id"])
         going, there = job["steps"][1]["result"], job["steps"][2]["result"]
