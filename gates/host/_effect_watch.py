@@ -17,7 +17,9 @@ leaving the bus puts the watch out of step: the next call reads the game again. 
 which the game left or started again is not judged (another game's world says nothing of it). The bus drops a
 message only to a process whose queue is full, and a dropped last message leaves no gap to see;
 so at most once every `VERIFY_EVERY` seconds a call is judged from the game's own log
-(`Game.Changes`) instead, which also checks that the watch saw all of it.
+(`Game.Changes`) instead, which also checks that the watch saw all of it. A change whose message
+went missing is then judged with the call that reads the log (the audit line names who made it),
+not with the call, judged before, that made it.
 """
 
 from __future__ import annotations

@@ -319,6 +319,10 @@ class Modules:
         return module
 
     def _commit(self, draft: ModuleSettings) -> None:
+        """Write `draft` and make it current; a draft equal to the settings now writes nothing (as
+        the policies' `_editing`: a committed write waits for the disk)."""
+        if draft == self._settings:
+            return
         if self._store is not None:
             self._store.save_module_settings(draft)
         self._settings = draft

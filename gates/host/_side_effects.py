@@ -109,10 +109,14 @@ class Verdict:
     """The plugin's own effects (all of the difference when the game could not attribute it)."""
     not_blamed: tuple[tuple[SideEffect, tuple[str, ...]], ...] = ()
     """Effects other processes made during the call, with who made them."""
-    checked: bool = True
     unchecked_reason: str | None = None
+    """Why nothing was checked; None when the call's effects were."""
     attributed: bool = True
     """False when the game's change log did not reach back to the call's start (whole difference judged)."""
+
+    @property
+    def checked(self) -> bool:
+        return self.unchecked_reason is None
 
     @property
     def undeclared(self) -> tuple[SideEffect, ...]:
@@ -130,7 +134,7 @@ class Verdict:
 
 
 def unchecked(reason: str) -> Verdict:
-    return Verdict(checked=False, unchecked_reason=reason)
+    return Verdict(unchecked_reason=reason)
 
 
 def judge(

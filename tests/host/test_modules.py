@@ -100,3 +100,24 @@ async def test_w5_module_settings_survive_a_host_restart(tmp_path: Path) -> None
         assert (inventory["setting"], inventory["mode"]) == ("ask", "ask")
         autoduty = modules["autoduty"]
         assert autoduty["plugin"] == "AutoDuty" and not any(t["available"] for t in autoduty["tools"])
+
+
+async def test_a_module_setting_set_to_what_it_is_already_writes_nothing() -> None:
+    from gates.host._modules import Modules, ModuleSettings
+
+    class Store:
+        writes = 0
+
+        def load_module_settings(self) -> ModuleSettings:
+            return ModuleSettings()
+
+        def save_module_settings(self, settings: ModuleSettings) -> None:
+            self.writes += 1
+
+    store = Store()
+    modules = Modules(store)
+    modules.set_mode("game_navigation", "changes", "allow")
+    modules.set_mode("game_navigation", "changes", "allow")
+    modules.set_on("game_data", True)  # on already
+    modules.set_tool("get_position", "group")  # follows its module already
+    assert store.writes == 1
