@@ -72,8 +72,12 @@ class GameEngine:
         """Called with the newest change's seq when `restore_start` put the world back."""
         self.walk_listeners: list[Callable[[], None]] = []
         """Called when a walk starts or ends (the real clock's arrival timer waits on it)."""
-        self._zones = {zone.territory: zone for zone in world.zones}
-        self._catalog = {item.item_id: item for item in world.items}
+        self._index()
+
+    def _index(self) -> None:
+        """Look-ups by territory and item id into the world as it is now."""
+        self._zones = {zone.territory: zone for zone in self.world.zones}
+        self._catalog = {item.item_id: item for item in self.world.items}
 
     def restore_start(self) -> None:
         """Put the world back as the game started with it (`Game.Reset`, tests only).
@@ -82,8 +86,7 @@ class GameEngine:
         and its seq go on as they were, and the clock is not moved back.
         """
         self.world = copy.deepcopy(self._start)
-        self._zones = {zone.territory: zone for zone in self.world.zones}
-        self._catalog = {item.item_id: item for item in self.world.items}
+        self._index()
         self._walk_changed()  # a walk under way has ended (the real clock's arrival timer looks again)
         for listener in list(self.reset_listeners):
             listener(self.log.seq)

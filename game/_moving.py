@@ -10,18 +10,28 @@ from __future__ import annotations
 from gates.contract import CapabilityId
 
 from ._args import MoveToArgs, MoveToMapArgs, NoArgs, SetPositionArgs, TeleportArgs
-from ._documents import Change, Vec3
+from ._documents import Change, Vec3, Zone
 from ._engine import GameEngine
 from ._errors import Refusal
 from ._maps import on_map, to_map, to_world
 from ._replies import ChangeReply, MoveReply, StopReply
 
-__all__ = ["check_on_map", "move_to", "move_to_map", "set_position", "stop", "teleport"]
+__all__ = ["check_on_map", "check_world_point", "move_to", "move_to_map", "set_position", "stop", "teleport"]
 
 
 def check_on_map(x: float, y: float) -> None:
     if not on_map(x, y):
         raise Refusal(f"({x:g}, {y:g}) is off the map: map coordinates run from 1 to 42.")
+
+
+def check_world_point(zone: Zone, x: float, z: float, hint: str = "") -> None:
+    """Refuse a world point (x, z) off the map of `zone`; `hint` ends the refusal (what to use instead)."""
+    map_x, map_y = to_map(zone.map, x, z)
+    if not on_map(map_x, map_y):
+        raise Refusal(
+            f"the world point ({x:g}, {z:g}) is off the map of {zone.name} (map {map_x:.1f}, {map_y:.1f}): "
+            f"map coordinates run from 1 to 42{hint}"
+        )
 
 
 def _walk(engine: GameEngine, by: str, destination: Vec3) -> MoveReply:
@@ -40,13 +50,7 @@ def _walk(engine: GameEngine, by: str, destination: Vec3) -> MoveReply:
 def move_to(engine: GameEngine, args: MoveToArgs, by: str) -> MoveReply:
     """Walk to the world point (x, z) in the current zone; `y` defaults to the current height."""
     engine.require_logged_in("walk")
-    zone = engine.current_zone
-    map_x, map_y = to_map(zone.map, args.x, args.z)
-    if not on_map(map_x, map_y):
-        raise Refusal(
-            f"the world point ({args.x:g}, {args.z:g}) is off the map of {zone.name} (map {map_x:.1f}, {map_y:.1f}): "
-            "map coordinates run from 1 to 42; Game.MoveToMap takes map coordinates"
-        )
+    check_world_point(engine.current_zone, args.x, args.z, "; Game.MoveToMap takes map coordinates")
     y = engine.position_now().y if args.y is None else args.y
     return _walk(engine, by, Vec3(x=args.x, y=y, z=args.z))
 
@@ -76,12 +80,7 @@ def set_position(engine: GameEngine, args: SetPositionArgs, by: str) -> ChangeRe
     zone = engine.zone(territory)
     y = player.position.y if args.y is None else args.y
     destination = Vec3(x=args.x, y=y, z=args.z)
-    map_x, map_y = to_map(zone.map, destination.x, destination.z)
-    if not on_map(map_x, map_y):
-        raise Refusal(
-            f"the world point ({args.x:g}, {args.z:g}) is off the map of {zone.name} (map {map_x:.1f}, {map_y:.1f}): "
-            "map coordinates run from 1 to 42"
-        )
+    check_world_point(zone, args.x, args.z)
     if territory == player.territory and not engine.moving and destination == player.position:
         return ChangeReply()
 

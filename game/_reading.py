@@ -29,6 +29,7 @@ from ._replies import (
     ZonesReply,
 )
 from ._setting import world_now
+from ._world_file import MAX_CHAT_LINES
 
 __all__ = [
     "CHANGES_LIMIT",
@@ -92,8 +93,10 @@ def items(engine: GameEngine, _: NoArgs, __: str) -> ItemsReply:
 
 def chat(engine: GameEngine, args: ChatArgs, __: str) -> ChatReply:
     limit = CHAT_DEFAULT if args.limit is None else args.limit
-    if not 1 <= limit <= 500:
-        raise Refusal(f"`limit` is {limit}: give 1 to 500 (the game keeps the newest 500 lines)")
+    if not 1 <= limit <= MAX_CHAT_LINES:
+        raise Refusal(
+            f"`limit` is {limit}: give 1 to {MAX_CHAT_LINES} (the game keeps the newest {MAX_CHAT_LINES} lines)"
+        )
     return ChatReply(chat=engine.world.chat[-limit:])
 
 

@@ -17,15 +17,15 @@ import msgspec
 
 from gates.contract import CapabilityId
 
-from ._args import AdvanceClockArgs, NoArgs, SaveArgs, SetArgs
+from ._args import AdvanceClockArgs, LoginArgs, NoArgs, SaveArgs, SetArgs
 from ._clock import TestClock
 from ._documents import Change, Currency, Vec3, World
 from ._engine import GIL_CAP, MAX_HELD, GameEngine
 from ._errors import Refusal, WorldFileError
-from ._maps import on_map, to_map
+from ._moving import check_world_point
 from ._replies import ChangeReply, ClockReply, ResetReply, SaveReply
-from ._social import fight, switch_target
-from ._world_file import save_world
+from ._social import fight, login, logout, switch_target
+from ._world_file import MAX_WALK_SPEED, save_world
 
 __all__ = ["SET_PATHS", "advance_clock", "reset", "save", "set_value", "world_now"]
 
@@ -42,7 +42,6 @@ SET_PATHS: Final = (
 )
 MAX_ADVANCE: Final = 366 * 24 * 3600.0
 """The most one AdvanceClock moves the clock: a year."""
-MAX_WALK_SPEED: Final = 100.0
 
 _Setter = Callable[[GameEngine, Any, str], ChangeReply]
 
@@ -111,10 +110,7 @@ def _set_position(engine: GameEngine, value: Any, by: str) -> ChangeReply:
     player = engine.world.player
     if not gave_y:
         point.y = engine.position_now().y
-    zone = engine.current_zone
-    map_x, map_y = to_map(zone.map, point.x, point.z)
-    if not on_map(map_x, map_y):
-        raise Refusal(f"({point.x:g}, {point.z:g}) is off the map of {zone.name}: map coordinates run from 1 to 42")
+    check_world_point(engine.current_zone, point.x, point.z)
     if point == player.position and not engine.moving:
         return ChangeReply()
 
@@ -142,19 +138,8 @@ def _set_territory(engine: GameEngine, value: Any, by: str) -> ChangeReply:
 
 
 def _set_logged_in(engine: GameEngine, value: Any, by: str) -> ChangeReply:
-    logged_in = _bool(value, "logged_in")
-    player = engine.world.player
-    if logged_in == player.logged_in:
-        return ChangeReply()
-
-    def apply() -> None:
-        engine.halt()
-        player.logged_in = logged_in
-        if not logged_in:
-            player.target, player.in_combat = None, False
-
-    summary = f"{'logged in' if logged_in else 'logged out'} {player.name}"
-    return _one(engine, by, CapabilityId.LOGIN, "login", summary, apply)
+    """As `Game.Login` (the current character) and `Game.Logout` do it."""
+    return login(engine, LoginArgs(), by) if _bool(value, "logged_in") else logout(engine, NoArgs(), by)
 
 
 def _set_inventory(engine: GameEngine, item_text: str, value: Any, by: str) -> ChangeReply:

@@ -21,9 +21,11 @@ import msgspec
 from ._documents import World
 from ._errors import WorldFileError
 
-__all__ = ["MAX_CHAT_LINES", "check_world", "decode_world", "load_world", "save_world"]
+__all__ = ["MAX_CHAT_LINES", "MAX_WALK_SPEED", "check_world", "decode_world", "load_world", "save_world"]
 
 MAX_CHAT_LINES: Final = 500
+MAX_WALK_SPEED: Final = 100.0
+"""Yalms per second a world may walk at (the game's own is 6)."""
 """Chat lines the world keeps (the newest), so a long session's world stays small (B7)."""
 
 _encode = msgspec.json.Encoder().encode
@@ -40,8 +42,11 @@ def check_world(world: World) -> str | None:
     for index, zone in enumerate(world.zones):
         if zone.map.size_factor <= 0:
             return f"`$.zones[{index}].map.sizeFactor` is {zone.map.size_factor}: use 100 for a field, 200 for a city"
-    if not (math.isfinite(world.walk_speed) and 0 < world.walk_speed <= 100):
-        return f"`$.walkSpeed` is {world.walk_speed}: give yalms per second, more than 0 and at most 100 (6 walks)"
+    if not (math.isfinite(world.walk_speed) and 0 < world.walk_speed <= MAX_WALK_SPEED):
+        return (
+            f"`$.walkSpeed` is {world.walk_speed}: give yalms per second, more than 0 and at most "
+            f"{MAX_WALK_SPEED:g} (6 walks)"
+        )
     for where, character in [("$.player", world.player)] + [
         (f"$.characters[{i}]", c) for i, c in enumerate(world.characters)
     ]:
