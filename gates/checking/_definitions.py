@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import msgspec
 
-from gates.contract import CORE_TOOL_NAMES
+from gates.contract import CORE_TOOL_NAMES, quote
 
 from ._report import Check, Finding, Rule, Severity
 
@@ -57,7 +57,7 @@ def judge_definition(tool: OfferedDefinition) -> list[Finding]:
                 check=Check.DEFINITION,
                 spec="P3",
                 message=f"The description of {tool.name} says nothing about what it returns "
-                f"({_quoted(tool.description)}): the assistant reads it to choose the tool and to expect "
+                f"({quote(tool.description, 120)}): the assistant reads it to choose the tool and to expect "
                 'its answer. Add a sentence on what the result holds ("Returns …").',
             )
         )
@@ -118,7 +118,7 @@ def _refusal(reply: str) -> str | None:
     try:
         decoded = msgspec.json.decode(reply)
     except msgspec.DecodeError:
-        return f"its reply was not JSON ({_quoted(reply)})."
+        return f"its reply was not JSON ({quote(reply, 120)})."
     if isinstance(decoded, dict) and decoded.get("ok") is False:
         return str(decoded.get("error") or "refused, without a message.")
     return None
@@ -132,8 +132,3 @@ def _sent_name(definition: str) -> str:
         return "?"
     name = decoded.get("name") if isinstance(decoded, dict) else None
     return name if isinstance(name, str) and name else "?"
-
-
-def _quoted(text: str, limit: int = 120) -> str:
-    shown = text if len(text) <= limit else text[:limit] + "…"
-    return repr(shown)

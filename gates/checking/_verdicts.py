@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any, Final
 
+from gates.contract import quote
+
 from ._report import Check, Finding, Rule, Severity
 from ._session import CallSeen
 
@@ -81,7 +83,7 @@ def judge_call(plugin: str, seen: CallSeen, *, why_invalid: str | None, quick_li
             Severity.ERROR,
             Rule.CHANGED_ON_ERROR,
             "T3",
-            f"{tool} answered an error ({_quoted(error)}) yet changed the game ({changes}) when called with "
+            f"{tool} answered an error ({quote(error or '', 200)}) yet changed the game ({changes}) when called with "
             f"{sent}. A refused call must change nothing: check everything before acting, and once it has "
             "acted, answer what was done as the result.",
         )
@@ -90,7 +92,7 @@ def judge_call(plugin: str, seen: CallSeen, *, why_invalid: str | None, quick_li
             Severity.ERROR if why_invalid is None else Severity.WARNING,
             Rule.EXCEPTION_REACHED_ASSISTANT,
             "T4, P6",
-            f"An exception reached the assistant as {_quoted(error)} when {tool} was called with {sent}"
+            f"An exception reached the assistant as {quote(error or '', 200)} when {tool} was called with {sent}"
             + (f" ({why_invalid})" if why_invalid else "")
             + ". Catch it and raise McpToolError with what was wrong and what to send instead.",
         )
@@ -138,8 +140,3 @@ def judge_call(plugin: str, seen: CallSeen, *, why_invalid: str | None, quick_li
 def _shown(arguments: dict[str, Any], limit: int = 200) -> str:
     text = json.dumps(arguments, ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _quoted(text: str | None, limit: int = 200) -> str:
-    shown = text or ""
-    return repr(shown if len(shown) <= limit else shown[:limit] + "…")
