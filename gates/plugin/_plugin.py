@@ -42,6 +42,7 @@ __all__ = ["Plugin", "ToolOutcome"]
 
 QuickFunction = TypeVar("QuickFunction", bound=Callable[..., object])
 LongRunningFunction = TypeVar("LongRunningFunction", bound=Callable[..., Awaitable[object]])
+F = TypeVar("F", bound=Callable[..., object])
 
 _DECODE_JSON: Final = msgspec.json.Decoder()
 _CANCELLED: Final = "Cancelled."
@@ -95,21 +96,7 @@ class Plugin:
         """
         if function is not None:
             _refuse_bare(function, "tool")
-
-        def declare(func: QuickFunction) -> QuickFunction:
-            self._add(
-                declare_tool(
-                    func,
-                    name=name,
-                    read_only=read_only,
-                    destructive=destructive,
-                    capabilities=capabilities,
-                    long_running=False,
-                )
-            )
-            return func
-
-        return declare
+        return self._declarer(name, read_only, destructive, capabilities, long_running=False)
 
     def long_running_tool(
         self,
@@ -128,8 +115,12 @@ class Plugin:
         """
         if function is not None:
             _refuse_bare(function, "long_running_tool")
+        return self._declarer(name, read_only, destructive, capabilities, long_running=True)
 
-        def declare(func: LongRunningFunction) -> LongRunningFunction:
+    def _declarer(
+        self, name: str | None, read_only: bool, destructive: bool, capabilities: Sequence[str], *, long_running: bool
+    ) -> Callable[[F], F]:
+        def declare(func: F) -> F:
             self._add(
                 declare_tool(
                     func,
@@ -137,7 +128,7 @@ class Plugin:
                     read_only=read_only,
                     destructive=destructive,
                     capabilities=capabilities,
-                    long_running=True,
+                    long_running=long_running,
                 )
             )
             return func
