@@ -4,7 +4,7 @@ This package moves named gates and opaque JSON payloads. It knows no tool, capab
 MCP word: those live in `gates`, which uses only the API exported here.
 """
 
-from ._config import DEFAULT_ENDPOINT, ENV_BUS, BrokerConfig
+from ._config import DEFAULT_ENDPOINT, ENV_BUS, BrokerConfig, loop_options
 from ._errors import (
     IpcDisconnectedError,
     IpcError,
@@ -48,5 +48,6 @@ __all__ = [
     "SlotInfo",
     "connect",
     "current_caller",
+    "loop_options",
     "resolve_endpoint",
 ]

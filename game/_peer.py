@@ -11,7 +11,6 @@ that `Game.Changed` says "arrived" on time. On the test clock nothing happens be
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import signal
 import sys
@@ -23,7 +22,7 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 
-from broker import IpcError, connect
+from broker import IpcError, connect, loop_options
 
 from ._clock import Clock, RealClock, TestClock
 from ._default_world import default_world
@@ -135,9 +134,7 @@ def run_game(config: GameConfig) -> int:
             tg.start_soon(_stop_on_signal, tg.cancel_scope)
             await serve_game(config, world=world, on_ready=ready)
 
-    options: dict[str, Any] = {}
-    if sys.platform == "win32":  # zmq's descriptor needs a selector loop there
-        options["loop_factory"] = asyncio.SelectorEventLoop
+    options = loop_options()  # a selector loop on Windows, which the bus needs
     code = 0
     try:
         anyio.run(main, backend="asyncio", backend_options=options)

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 
-from broker import IpcError
+from broker import IpcError, loop_options
 from gates.contract import find_bus
 
 _VERBOSE = [False]
@@ -43,9 +41,7 @@ def parse_args(name: str, extra: Callable[[argparse.ArgumentParser], None] | Non
 
 def run(main: Callable[[], Awaitable[None]]) -> None:
     """Run on asyncio (a selector loop on Windows, which the bus needs); Ctrl-C ends quietly."""
-    options: dict[str, Any] = {}
-    if sys.platform == "win32":
-        options["loop_factory"] = asyncio.SelectorEventLoop
+    options = loop_options()  # a selector loop on Windows, which the bus needs
     try:
         anyio.run(main, backend="asyncio", backend_options=options)
     except KeyboardInterrupt:

@@ -6,7 +6,6 @@ import os
 import sys
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 
 def print_err(text: str) -> None:
@@ -19,15 +18,12 @@ def run_async(main: Callable[[], Awaitable[int]], *, verbose: bool = False) -> i
 
     The event loop and the bus are loaded here, not with the module: a command that never runs
     one (`xivmcp up` before it starts the broker) does not wait for them."""
-    import asyncio
 
     import anyio
 
-    from broker import IpcError
+    from broker import IpcError, loop_options
 
-    options: dict[str, Any] = {}
-    if sys.platform == "win32":
-        options["loop_factory"] = asyncio.SelectorEventLoop
+    options = loop_options()  # a selector loop on Windows, which the bus needs
     try:
         return anyio.run(main, backend="asyncio", backend_options=options)
     except IpcError as exc:

@@ -14,7 +14,6 @@ consented to) so the next call is judged on its own.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from typing import Any, Final
 import anyio
 import anyio.to_thread
 
+import broker
 from gates.contract import ENV_BUS, ENV_DATA_DIR, PluginState
 from gates.testing import Process, XivMcpSystem
 
@@ -101,7 +101,7 @@ def run_check(target: CheckTarget, options: CheckOptions | None = None) -> Check
         system.start_game("--test-clock", *(("--world", str(options.world)) if options.world else ()))
         record = None if target.kind is TargetKind.COMMAND else Path(folder) / "registrations.jsonl"
         process = _start_plugin(system, target, record, options)
-        loop = {"loop_factory": asyncio.SelectorEventLoop} if sys.platform == "win32" else {}  # zmq's need
+        loop = broker.loop_options()  # a selector loop on Windows, which the bus needs
         try:
             report = anyio.run(
                 _check, system, process, record, target, options, backend="asyncio", backend_options=loop

@@ -11,16 +11,15 @@ cannot be reached or the name is taken.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 
-from broker import IpcError
+from broker import IpcError, loop_options
 from gates.contract import find_bus
 
 __all__ = ["parse_command_line", "run_on_asyncio"]
@@ -51,9 +50,7 @@ def parse_command_line(internal_name: str, argv: Sequence[str] | None = None) ->
 
 def run_on_asyncio(main: Callable[[T], Awaitable[None]], arg: T) -> None:
     """``main(arg)`` on asyncio until it returns or Ctrl-C; a bus error ends the process with status 2."""
-    options: dict[str, Any] = {}
-    if sys.platform == "win32":
-        options["loop_factory"] = asyncio.SelectorEventLoop
+    options = loop_options()  # a selector loop on Windows, which the bus needs
     try:
         anyio.run(main, arg, backend="asyncio", backend_options=options)
     except KeyboardInterrupt:

@@ -10,15 +10,14 @@ XIV MCP has been sent every tool, "NAME: registered N tools", and for each defin
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import anyio
 
-from broker import IpcError
+from broker import IpcError, loop_options
 from gates.plugin import Plugin
 
 __all__ = ["REFUSED", "registered_line", "main"]
@@ -59,9 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bus", required=True, help="the bus endpoint of the test's system")
     args = parser.parse_args(argv)
     plugin = _plugin_of(args.module, args.attribute)
-    options: dict[str, Any] = {}
-    if sys.platform == "win32":  # the bus needs a selector loop there
-        options["loop_factory"] = asyncio.SelectorEventLoop
+    options = loop_options()  # a selector loop on Windows, which the bus needs
     try:
         anyio.run(_serve, plugin, args.bus, backend="asyncio", backend_options=options)
     except KeyboardInterrupt:

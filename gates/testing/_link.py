@@ -13,8 +13,6 @@ own (`KitLoop`, an anyio blocking portal), so one system serves every test whate
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import Future
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, contextmanager
@@ -22,6 +20,8 @@ from typing import Any, Final, Protocol, TypeVar
 
 import anyio.to_thread
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+
+from broker import loop_options
 
 __all__ = ["CALL_WAIT", "DIRECT", "DirectLink", "KitLoop", "Link", "PortalLink", "bounded"]
 
@@ -85,9 +85,7 @@ class KitLoop:
     @contextmanager
     def running(cls) -> Iterator[KitLoop]:
         """Start the loop (asyncio; a selector loop on Windows, which the bus needs) until the block ends."""
-        options: dict[str, Any] = {}
-        if sys.platform == "win32":
-            options["loop_factory"] = asyncio.SelectorEventLoop
+        options = loop_options()  # a selector loop on Windows, which the bus needs
         with start_blocking_portal("asyncio", options, name="xivmcp test kit") as portal:
             yield cls(portal)
 
