@@ -81,6 +81,12 @@ def test_importing_the_host_loads_none_of_its_rooms_until_a_name_is_used() -> No
     assert sorted(name for names in gates.host._ROOMS.values() for name in names) == sorted(gates.host.__all__)
 
 
+def test_every_name_the_kit_loads_on_first_use_is_exported() -> None:
+    import gates.testing
+
+    assert set(gates.testing._ON_FIRST_USE) <= set(gates.testing.__all__)
+
+
 def test_a_command_loads_only_its_own_module_of_the_command_line() -> None:
     """`xivmcp broker` (a child of `xivmcp up`) starts without the host, the game or MCP."""
     loaded = modules_after("from xivmcp.cli import build_parser; build_parser('broker')")
