@@ -3,16 +3,24 @@ records, by the process that called (the bus says who), with the capability each
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
 from game import Change, GameClient, JsonValue, SnapshotDelta, TradeItem
+from gates.testing import XivMcpSystem
 
 from ._system import TESTER, WAIT, game_peer, game_system
 
 pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture(scope="module")
+def set_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivMcpSystem]:
+    with game_system(tmp_path_factory.mktemp("set")) as system:
+        yield system
 
 
 def kinds(changes: list[Change]) -> list[tuple[str, str, SnapshotDelta]]:
@@ -192,11 +200,11 @@ async def test_w2_teleport_changes_zone_and_costs_the_aetherytes_gil(tmp_path: P
     ],
 )
 async def test_w2_set_records_the_capability_its_path_needs(
-    tmp_path: Path, path: str, value: JsonValue, kind: str, capability: str, delta: SnapshotDelta
+    set_system: XivMcpSystem, path: str, value: JsonValue, kind: str, capability: str, delta: SnapshotDelta
 ) -> None:
-    with game_system(tmp_path) as system:
-        async with game_peer(system) as (_, game):
-            with anyio.fail_after(WAIT):
-                reply = await game.set(path, value)
-                assert kinds(reply.changes) == [(kind, capability, delta)]
-                assert (await game.set(path, value)).changes == []
+    async with game_peer(set_system) as (_, game):
+        with anyio.fail_after(WAIT):
+            await game.reset()  # the world at its start for each case: one game serves them all
+            reply = await game.set(path, value)
+            assert kinds(reply.changes) == [(kind, capability, delta)]
+            assert (await game.set(path, value)).changes == []
