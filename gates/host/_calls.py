@@ -344,8 +344,9 @@ class PluginCalls:
     def progress(self, caller: str, call_id: str, text: str | None) -> bool:
         """Pass a progress line on; False when nobody listens (a direct call)."""
         call = self._own_call(caller, call_id)
-        line = (text or "").strip()[:PROGRESS_LIMIT]
-        call.notes["progressCut"] = call.notes.get("progressCut", 0) + (len((text or "").strip()) > PROGRESS_LIMIT)
+        stripped = (text or "").strip()
+        line = stripped[:PROGRESS_LIMIT]
+        call.notes["progressCut"] = call.notes.get("progressCut", 0) + (len(stripped) > PROGRESS_LIMIT)
         if call.on_progress is None or not line:
             return False
         call.on_progress(line)
