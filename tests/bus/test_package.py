@@ -8,6 +8,8 @@ import sys
 import types
 from pathlib import Path
 
+import pytest
+
 import broker
 
 BROKER_DIR = Path(broker.__file__).parent
@@ -79,9 +81,19 @@ def test_all_lists_the_public_api_by_name() -> None:
             "SlotInfo",
             "connect",
             "current_caller",
+            "loop_options",
             "resolve_endpoint",
         ]
     )
+
+
+def test_loop_options_ask_for_a_selector_loop_on_windows_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert broker.loop_options() == {"loop_factory": asyncio.SelectorEventLoop}
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert broker.loop_options() == {}
 
 
 def test_errors_form_one_tree_under_ipc_error() -> None:
