@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 
 import broker
 from gates.contract import GATE_SIGNATURES, Gate
-from gates.host import PLAYER_GATE, PLAYER_HELLO_GATE
+from gates.player import PLAYER_GATE, PLAYER_HELLO_GATE
 from gates.testing import XivMcpSystem
 
 GATES: tuple[str, ...] = (*(g.value for g in GATE_SIGNATURES), PLAYER_GATE, PLAYER_HELLO_GATE)

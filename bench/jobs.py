@@ -82,7 +82,7 @@ import anyio
 import anyio.to_thread
 
 if TYPE_CHECKING:
-    from gates.host import PlayerClient
+    from gates.player import PlayerClient
 
 MODULE: Final = "bench.jobs"
 PLUGIN: Final = "BenchJobs"
@@ -306,7 +306,7 @@ def _checked(batch: Batch, what: str) -> Batch:
 
 async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
     import broker
-    from gates.host import PLAYER_HELLO_GATE, PlayerClient
+    from gates.player import PLAYER_HELLO_GATE, PlayerClient
     from gates.testing import Process, XivMcpSystem
 
     with XivMcpSystem(root, "--auto-enable", "--test-clock", "--no-mcp") as system:

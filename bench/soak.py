@@ -35,7 +35,7 @@ import anyio
 import anyio.to_thread
 
 import broker
-from gates.host import PLAYER_HELLO_GATE, PlayerClient
+from gates.player import PLAYER_HELLO_GATE, PlayerClient
 from gates.testing import Process, XivMcpSystem
 
 CALL_LIMIT = 30.0

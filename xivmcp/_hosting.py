@@ -16,7 +16,8 @@ from typing import Any
 import anyio
 
 from broker import IpcError
-from gates.host import DataDirInUseError, HostConfig
+from gates.datadir import DataDirInUseError
+from gates.host import HostConfig
 from gates.mcp import EndpointError, McpSettings
 from gates.runner import run_host
 

@@ -1,7 +1,7 @@
 """The player's commands (the game's /xivmcp window) and `xivmcp call` (as the assistant would).
 
 Each command connects to the bus, sends one command to the host's `XivMcp.Player` gate (proving
-the player key of the data dir, see `gates.host.PlayerClient`), prints what it did (a sentence, a
+the player key of the data dir, see `gates.player.PlayerClient`), prints what it did (a sentence, a
 table; `--json`: the host's whole answer) and exits 1 with the host's message on a refusal, 2
 when there is no host to ask. `xivmcp call` says on stderr what the call waits for (the approval
 to answer, with the command that answers it) and its progress lines, unless `--quiet`.
@@ -18,7 +18,8 @@ import msgspec
 
 from broker import PluginInterface, connect
 from game import GameClient, GameError
-from gates.host import PLAYER_HELLO_GATE, PLAYER_KEY_FILE, NotYourHostError, PlayerClient, PluginsReport
+from gates.host import PluginsReport
+from gates.player import PLAYER_HELLO_GATE, PLAYER_KEY_FILE, NotYourHostError, PlayerClient
 
 from ._common import cli_peer_name, print_err, run_async
 

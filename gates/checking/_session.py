@@ -32,7 +32,8 @@ import msgspec
 
 import broker
 from gates.contract import HOST_NAME, CapabilityId, Risk, find_capability
-from gates.host import CANCEL_GRACE, PlayerClient
+from gates.host import CANCEL_GRACE
+from gates.player import PlayerClient
 from gates.testing import START_TIMEOUT, Process, XivMcpSystem
 
 from ._definitions import OfferedDefinition, RegistrationRecord

@@ -4,11 +4,23 @@ It talks to other processes only through `broker`'s API (it never imports zmq) a
 of MCP (`gates.mcp` is the front above it). Run it with `host_running(HostConfig(...))`, or with
 its MCP endpoint through `gates.runner.run_host`.
 
-Its rooms: the composition root (`_host`), the services it wires (`_plugin_requests` behind the
-plugins' gates, `_player_actions` behind the player's, `_call_path` for the assistant's calls,
-`_calls` for plugins' Invoke), the state they share (`_registry`, `_policy` and `_records`,
-`_approvals`, `_dependencies`, `_store`, `_audit`), the core tools, and the bus side
-(`_gate_handlers`, `_desk` for the player, `_running` for the life cycle).
+Its rooms, each a subpackage, imports pointing down only (tests/test_layering.py pins them):
+
+    _host, _running            the composition root and its life on the bus
+    _gate_handlers, _desk      the bus side: the plugins' `XivMcp.*` gates, the player's desk
+    _plugin_requests,          the services behind them: what a plugin asks, what the player
+    _player_actions,           does, and the proof of the player's key
+    _challenges
+    jobs/                      background jobs: runner, store, checks, placeholders, job tools
+    calls/                     the call path, a plugin's Invoke and pending calls, the effect watch
+    tools/                     XIV MCP's own tools: definitions, handlers, navigation, windows
+    policy/                    the player's decisions: registry, policies, modules, approvals,
+                               dependencies, the side-effect verdict, the SQLite store
+    base/                      configuration, clock, ids, errors, listeners, the audit log
+
+The data dir's files (`gates.datadir`) and the player's protocol and client (`gates.player`)
+are rooms of their own beside it, because the command line and the MCP front use them without
+the host.
 
 Importing the package loads none of its rooms: each name loads its own module when first used
 (PEP 562), so the command line's `xivmcp up` can take the data dir's lock and start the broker
@@ -22,40 +34,32 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from ._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind
-    from ._audit import AUDIT_FILENAME, AuditEntry, AuditKind
-    from ._call_outcome import CallOutcome
-    from ._calls import CANCEL_GRACE, PICKUP_LIMIT
-    from ._clock import Clock, ManualClock, SystemClock
-    from ._config import HostConfig, HostLimits
-    from ._errors import ApprovalError, DataDirInUseError, DependencyError, SettingError, StoreError
     from ._host import Host
-    from ._job_tools import job_summary, job_view
-    from ._lock import DataDirLock
-    from ._offer import OfferedTool
-    from ._player_client import NotYourHostError, PlayerClient, read_player_key
-    from ._player_protocol import PLAYER_GATE, PLAYER_HELLO_GATE, PLAYER_KEY_FILE
-    from ._report import Awaits, PluginCard, PluginsReport, ToolCard
     from ._running import host_running
-    from ._secrets import owner_only_dir, read_secret, secret
+    from .base._audit import AUDIT_FILENAME, AuditEntry, AuditKind
+    from .base._call_outcome import CallOutcome
+    from .base._clock import Clock, ManualClock, SystemClock
+    from .base._config import HostConfig, HostLimits
+    from .base._errors import ApprovalError, DependencyError, SettingError, StoreError
+    from .calls._plugin_calls import CANCEL_GRACE, PICKUP_LIMIT
+    from .jobs._tools import job_summary, job_view
+    from .policy._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind
+    from .policy._report import Awaits, PluginCard, PluginsReport, ToolCard
+    from .tools._offer import OfferedTool
 
 _ROOMS: _typing.Final[dict[str, tuple[str, ...]]] = {
-    "._approvals": ("APPROVAL_TIMEOUT", "Approval", "ApprovalKind"),
-    "._audit": ("AUDIT_FILENAME", "AuditEntry", "AuditKind"),
-    "._call_outcome": ("CallOutcome",),
-    "._calls": ("CANCEL_GRACE", "PICKUP_LIMIT"),
-    "._clock": ("Clock", "ManualClock", "SystemClock"),
-    "._config": ("HostConfig", "HostLimits"),
-    "._errors": ("ApprovalError", "DataDirInUseError", "DependencyError", "SettingError", "StoreError"),
+    ".policy._approvals": ("APPROVAL_TIMEOUT", "Approval", "ApprovalKind"),
+    ".base._audit": ("AUDIT_FILENAME", "AuditEntry", "AuditKind"),
+    ".base._call_outcome": ("CallOutcome",),
+    ".calls._plugin_calls": ("CANCEL_GRACE", "PICKUP_LIMIT"),
+    ".base._clock": ("Clock", "ManualClock", "SystemClock"),
+    ".base._config": ("HostConfig", "HostLimits"),
+    ".base._errors": ("ApprovalError", "DependencyError", "SettingError", "StoreError"),
     "._host": ("Host",),
-    "._job_tools": ("job_summary", "job_view"),
-    "._lock": ("DataDirLock",),
-    "._offer": ("OfferedTool",),
-    "._player_client": ("NotYourHostError", "PlayerClient", "read_player_key"),
-    "._player_protocol": ("PLAYER_GATE", "PLAYER_HELLO_GATE", "PLAYER_KEY_FILE"),
-    "._report": ("Awaits", "PluginCard", "PluginsReport", "ToolCard"),
+    ".jobs._tools": ("job_summary", "job_view"),
+    ".tools._offer": ("OfferedTool",),
+    ".policy._report": ("Awaits", "PluginCard", "PluginsReport", "ToolCard"),
     "._running": ("host_running",),
-    "._secrets": ("owner_only_dir", "read_secret", "secret"),
 }
 _WHERE: _typing.Final = {name: room for room, names in _ROOMS.items() for name in names}
 
@@ -74,14 +78,9 @@ __all__ = [
     "AUDIT_FILENAME",
     "CANCEL_GRACE",
     "PICKUP_LIMIT",
-    "PLAYER_GATE",
-    "PLAYER_HELLO_GATE",
-    "PLAYER_KEY_FILE",
     "Approval",
     "ApprovalError",
     "ApprovalKind",
-    "DataDirInUseError",
-    "DataDirLock",
     "AuditEntry",
     "AuditKind",
     "Awaits",
@@ -92,9 +91,7 @@ __all__ = [
     "HostConfig",
     "HostLimits",
     "ManualClock",
-    "NotYourHostError",
     "OfferedTool",
-    "PlayerClient",
     "PluginCard",
     "PluginsReport",
     "SettingError",
@@ -104,8 +101,4 @@ __all__ = [
     "host_running",
     "job_summary",
     "job_view",
-    "owner_only_dir",
-    "read_player_key",
-    "read_secret",
-    "secret",
 ]

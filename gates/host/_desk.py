@@ -3,7 +3,7 @@
 In the game only the player clicks that window; here only a process that can read the player
 key (`DATA_DIR/player.key`, mode 0600, written by the host at start) can use the gate, so a
 plugin on the bus cannot enable itself or approve its own calls. The key is proven by challenge
-and response (`_player_auth.py`), never sent.
+and response (`gates.player`), never sent.
 
 `call` stands in for an AI app: when the process that sent it leaves the bus before the answer
 (killed, or gave up), the call is abandoned as an app giving up would: the plugin gets Cancel
@@ -31,16 +31,8 @@ from gates.contract import (
     ok_reply,
     quote,
 )
-
-from ._approvals import Approval
-from ._audit import AuditEntry
-from ._clock import SystemClock
-from ._host import Host
-from ._job_tools import job_summary, job_view
-from ._jobs import FINISHED, LISTED
-from ._player_actions import Done
-from ._player_auth import Challenges, PlayerHelloReply, decode_player_auth, host_proof
-from ._player_protocol import (
+from gates.datadir import secret
+from gates.player import (
     PLAYER_KEY_FILE,
     AdvanceClock,
     AnswerApproval,
@@ -55,15 +47,26 @@ from ._player_protocol import (
     ListJobs,
     ListModules,
     ListPlugins,
+    PlayerHelloReply,
     ReadAudit,
     ResetForTests,
     SetMode,
     SetModule,
     SetToolSetting,
     ShowJob,
+    decode_player_auth,
     decode_player_command,
+    host_proof,
 )
-from ._secrets import secret
+
+from ._challenges import Challenges
+from ._host import Host
+from ._player_actions import Done
+from .base._audit import AuditEntry
+from .base._clock import SystemClock
+from .jobs._runner import FINISHED, LISTED
+from .jobs._tools import job_summary, job_view
+from .policy._approvals import Approval
 
 MAX_NONCE: Final = 128
 """The longest client nonce `XivMcp.PlayerHello` takes."""

@@ -19,39 +19,40 @@ import anyio.abc
 
 from broker import PluginInterface
 from gates.contract import JobInfo
+from gates.datadir import owner_only_dir
 
-from ._approvals import PLUGIN_LEFT, Approval, Approvals
-from ._audit import AuditLog
-from ._call_outcome import CallEnd, CallOutcome
-from ._call_path import CallPath
-from ._calls import PluginCalls
-from ._clickers import WindowTools
-from ._clock import Clock, ManualClock, SystemClock
-from ._config import HostConfig
-from ._core_definitions import CORE_DEFINITIONS
-from ._core_tools import CoreTools, ProgressFn
-from ._dependencies import DependencyBook
-from ._effect_watch import EffectWatch
-from ._game_tools import GameTools
-from ._ids import process_tag
-from ._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
-from ._job_checks import JobChecks
-from ._job_store import JobStore
-from ._job_tools import JobTools
-from ._jobs import Jobs
-from ._listeners import Listeners
-from ._modules import MODULES, Modules
-from ._navigation import Navigation
-from ._offer import OfferedTools
 from ._player_actions import PlayerActions
 from ._plugin_requests import PluginRequests
-from ._policy import Policies
-from ._registrations import Registrations
-from ._registry import RegistryChange, ToolRegistry
-from ._report import PluginReports
-from ._secrets import owner_only_dir
-from ._state import HostState
-from ._store import PolicyDatabase
+from .base._audit import AuditLog
+from .base._call_outcome import CallOutcome
+from .base._clock import Clock, ManualClock, SystemClock
+from .base._config import HostConfig
+from .base._ids import process_tag
+from .base._listeners import Listeners
+from .calls._call_end import CallEnd
+from .calls._call_path import CallPath
+from .calls._effect_watch import EffectWatch
+from .calls._plugin_calls import PluginCalls
+from .jobs._checks import JobChecks
+from .jobs._runner import Jobs
+from .jobs._store import JobStore
+from .jobs._tools import JobTools
+from .policy._approvals import PLUGIN_LEFT, Approval, Approvals
+from .policy._dependencies import DependencyBook
+from .policy._modules import MODULES, Modules
+from .policy._policy import Policies
+from .policy._registrations import Registrations
+from .policy._registry import RegistryChange, ToolRegistry
+from .policy._report import PluginReports
+from .policy._state import HostState
+from .policy._store import PolicyDatabase
+from .tools._clickers import WindowTools
+from .tools._core_definitions import CORE_DEFINITIONS
+from .tools._core_tools import CoreTools, ProgressFn
+from .tools._game_tools import GameTools
+from .tools._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
+from .tools._navigation import Navigation
+from .tools._offer import OfferedTools
 
 __all__ = ["MAX_AWAY", "Host"]
 

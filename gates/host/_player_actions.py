@@ -29,12 +29,12 @@ from gates.contract import (
     quote,
 )
 
-from ._approvals import Approval, ApprovalKind
-from ._audit import AuditEntry, AuditKind
-from ._clock import Clock, ManualClock
-from ._errors import SettingError
-from ._records import Registration, registration_digest
-from ._state import HostState
+from .base._audit import AuditEntry, AuditKind
+from .base._clock import Clock, ManualClock
+from .base._errors import SettingError
+from .policy._approvals import Approval, ApprovalKind
+from .policy._records import Registration, registration_digest
+from .policy._state import HostState
 
 __all__ = ["RESET_REFUSED", "Done", "PlayerActions", "ResetDone"]
 

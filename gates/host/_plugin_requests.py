@@ -34,13 +34,13 @@ from gates.contract import (
     quote,
 )
 
-from ._approvals import ApprovalKind
-from ._audit import AuditKind
-from ._calls import PluginCalls
-from ._config import HostLimits
-from ._dependencies import DependencyBook, PluginWorld, check_dependencies, parse_dependencies
-from ._records import Registration
-from ._state import HostState
+from .base._audit import AuditKind
+from .base._config import HostLimits
+from .calls._plugin_calls import PluginCalls
+from .policy._approvals import ApprovalKind
+from .policy._dependencies import DependencyBook, PluginWorld, check_dependencies, parse_dependencies
+from .policy._records import Registration
+from .policy._state import HostState
 
 __all__ = ["PluginRequests", "check_owner"]
 

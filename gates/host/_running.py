@@ -13,13 +13,12 @@ import anyio
 
 from broker import PluginInterface, connect
 from gates.contract import HOST_NAME, Message
+from gates.datadir import DataDirLock, owner_only_dir
 
-from ._config import HostConfig
 from ._desk import PlayerDesk
 from ._gate_handlers import announce, provide_gates
 from ._host import Host
-from ._lock import DataDirLock
-from ._secrets import owner_only_dir
+from .base._config import HostConfig
 
 __all__ = ["host_running"]
 

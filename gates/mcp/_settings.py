@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from gates.contract import XivMcpError
-from gates.host import read_secret, secret
+from gates.datadir import read_secret, secret
 
 __all__ = [
     "DEFAULT_HTTP_HOST",

@@ -8,7 +8,7 @@
 
 The names and arguments are the command line's (`keep-disabled` is `keep_disabled`, `job pause ID`
 is `pause_job(ID)`), and so is the way: every command goes to the host's `XivMcp.Player` gate
-through `gates.host.PlayerClient`, which proves the player key of the data dir. A refusal raises
+through `gates.player.PlayerClient`, which proves the player key of the data dir. A refusal raises
 `PlayerError` with the host's message; a tool's own error is not a refusal (`CallReply.error`).
 Each command is bounded in time (`within`), so a test never hangs on a host that stopped answering.
 In the pytest plugin, `async_player` is this class and `player` its blocking twin (`SyncPlayer`).
@@ -25,7 +25,8 @@ import msgspec
 from broker import PluginInterface
 from game import GameClient, GameError
 from gates.contract import JobInfo
-from gates.host import AuditEntry, PlayerClient, PluginCard, PluginsReport
+from gates.host import AuditEntry, PluginCard, PluginsReport
+from gates.player import PlayerClient
 
 from ._link import DIRECT, Link, bounded
 from ._player_results import (

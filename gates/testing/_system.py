@@ -30,7 +30,7 @@ import anyio
 
 import broker
 from game import GameClient
-from gates.host import PlayerClient
+from gates.player import PlayerClient
 
 from ._game import Game
 from ._harness import XivMcpSystem

@@ -26,7 +26,8 @@ import anyio.abc
 
 import broker
 from broker import Broker, BrokerConfig
-from gates.host import Host, HostConfig, PlayerClient, host_running
+from gates.host import Host, HostConfig, host_running
+from gates.player import PlayerClient
 from gates.testing import Process, XivMcpSystem, free_endpoint, xivmcp_argv
 
 __all__ = [

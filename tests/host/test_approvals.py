@@ -10,12 +10,12 @@ import pytest
 
 from gates.contract import Answer, ApprovalState, ToolDefinition, ok_reply
 from gates.host import ApprovalError
-from gates.host._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind, Approvals
-from gates.host._audit import AuditLog
-from gates.host._clock import ManualClock
-from gates.host._decision import Allow, Ask, Deny
-from gates.host._policy import Policies
-from gates.host._records import registration_of
+from gates.host.base._audit import AuditLog
+from gates.host.base._clock import ManualClock
+from gates.host.policy._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind, Approvals
+from gates.host.policy._decision import Allow, Ask, Deny
+from gates.host.policy._policy import Policies
+from gates.host.policy._records import registration_of
 
 ASK = Ask(("spend_gil",))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gates.host._audit import AUDIT_FILENAME, AuditEntry, AuditKind, AuditLog, utc_stamp
+from gates.host.base._audit import AUDIT_FILENAME, AuditEntry, AuditKind, AuditLog, utc_stamp
 
 
 class Ticking:

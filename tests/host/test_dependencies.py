@@ -9,7 +9,7 @@ import pytest
 
 from gates.contract import DependencyState, InvalidDocumentError, ok_reply
 from gates.host import DependencyError
-from gates.host._dependencies import (
+from gates.host.policy._dependencies import (
     MAX_DEPENDENCIES,
     Dependency,
     DependencyBook,

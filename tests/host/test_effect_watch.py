@@ -20,7 +20,7 @@ import pytest
 
 import broker
 from game import GAME_NAME, Change, GameClient
-from gates.host._effect_watch import VERIFY_EVERY, EffectWatch, Mark
+from gates.host.calls._effect_watch import VERIFY_EVERY, EffectWatch, Mark
 
 from ._system import WAIT, XivMcpSystem, host_system
 

@@ -23,7 +23,7 @@ import pytest
 
 import broker
 from game import GameClient, ground_distance
-from gates.host._core_definitions import OUTPUT_SCHEMAS
+from gates.host.tools._core_definitions import OUTPUT_SCHEMAS
 
 from ._system import WAIT, Player, XivMcpSystem, run_in_thread
 from .game_peers import clicker_peer, navmesh_peer

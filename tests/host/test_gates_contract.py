@@ -15,8 +15,8 @@ import pytest
 
 import broker
 from broker import Broker, BrokerConfig
-from gates.host import HostLimits, NotYourHostError, PlayerClient, read_player_key
-from gates.host._player_auth import host_proof, new_nonce, player_mac
+from gates.host import HostLimits
+from gates.player import NotYourHostError, PlayerClient, host_proof, new_nonce, player_mac, read_player_key
 
 from ._system import WAIT, Player, TestPlugin, gate, inprocess_host, ok, plugin_peer, read_audit, refused, start_call
 

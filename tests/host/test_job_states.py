@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gates.contract import JobState, JobStep, RefusedError, StepState
-from gates.host._call_outcome import CallOutcome
-from gates.host._clock import ManualClock
-from gates.host._core_definitions import CORE_DEFINITIONS
-from gates.host._job_checks import JobChecks
-from gates.host._job_store import JOBS_DB, JobStore
-from gates.host._jobs import FINISHED, Jobs
-from gates.host._policy import Policies
-from gates.host._registry import ToolRegistry
+from gates.host.base._call_outcome import CallOutcome
+from gates.host.base._clock import ManualClock
+from gates.host.jobs._checks import JobChecks
+from gates.host.jobs._runner import FINISHED, Jobs
+from gates.host.jobs._store import JOBS_DB, JobStore
+from gates.host.policy._policy import Policies
+from gates.host.policy._registry import ToolRegistry
+from gates.host.tools._core_definitions import CORE_DEFINITIONS
 
 
 class FakeCalls:

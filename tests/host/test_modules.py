@@ -103,7 +103,7 @@ async def test_w5_module_settings_survive_a_host_restart(tmp_path: Path) -> None
 
 
 async def test_a_module_setting_set_to_what_it_is_already_writes_nothing() -> None:
-    from gates.host._modules import Modules, ModuleSettings
+    from gates.host.policy._modules import Modules, ModuleSettings
 
     class Store:
         writes = 0

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gates.contract import RefusedError
-from gates.host import _placeholders
-from gates.host._placeholders import PlaceholderError, referenced_steps, resolve
+from gates.host.jobs import _placeholders
+from gates.host.jobs._placeholders import PlaceholderError, referenced_steps, resolve
 
 FARM = {"kills": 31, "Loot": {"Ore": ["Iron Ore", "Mythril Ore"]}, "done": True, "note": None}
 SEARCH = {"items": [{"id": 5, "name": "Iron Ore"}, {"id": 7, "name": "Cobalt Ore"}]}

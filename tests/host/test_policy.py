@@ -8,9 +8,9 @@ import pytest
 
 from gates.contract import Answer, Mode, PluginState, ToolDefinition, UnknownCapabilityError, ok_reply
 from gates.host import SettingError, StoreError
-from gates.host._decision import Allow, Ask, Deny
-from gates.host._policy import Policies
-from gates.host._records import PluginRecord, Registration, ReviewKind, registration_of
+from gates.host.policy._decision import Allow, Ask, Deny
+from gates.host.policy._policy import Policies
+from gates.host.policy._records import PluginRecord, Registration, ReviewKind, registration_of
 
 OWNER = "MyPlugin"
 NAME = "My Plugin"
@@ -422,8 +422,8 @@ def test_a_failed_write_leaves_the_decision_unchanged() -> None:
 
 def test_the_offered_list_follows_every_change_of_the_registry_and_of_the_players_decisions() -> None:
     """The third-party list is kept between tools/list pages; each change must show at once."""
-    from gates.host._offer import OfferedTools
-    from gates.host._registry import ToolRegistry
+    from gates.host.policy._registry import ToolRegistry
+    from gates.host.tools._offer import OfferedTools
 
     registry, policies = ToolRegistry(), Policies()
     offered = OfferedTools(registry, policies)

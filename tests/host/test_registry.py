@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from gates.contract import HOST_NAME, NameTakenError, ToolDefinition
-from gates.host._registry import RegistryChange, ToolRegistry
+from gates.host.policy._registry import RegistryChange, ToolRegistry
 
 
 def tool(name: str, *capabilities: str, description: str = "Does a thing.") -> ToolDefinition:

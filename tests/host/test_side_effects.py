@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from game import Change, GameSnapshot, SnapshotDelta, replay
-from gates.host._side_effects import analyze, judge, suspension_reason
+from gates.host.policy._side_effects import analyze, judge, suspension_reason
 
 BEFORE = GameSnapshot(
     logged_in=True,

@@ -11,9 +11,9 @@ import pytest
 
 from gates.contract import Mode, PluginState, ToolDefinition
 from gates.host import StoreError
-from gates.host._policy import Policies
-from gates.host._records import PluginRecord, ReviewKind, registration_of
-from gates.host._store import DB_FILENAME, SCHEMA_VERSION, PolicyDatabase
+from gates.host.policy._policy import Policies
+from gates.host.policy._records import PluginRecord, ReviewKind, registration_of
+from gates.host.policy._store import DB_FILENAME, SCHEMA_VERSION, PolicyDatabase
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_a6_after_a_restart_the_same_registration_is_not_asked_again(data_dir: P
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
 def test_b8_a_secret_file_open_to_others_is_tightened_and_the_data_dir_made_owner_only(tmp_path: Path) -> None:
-    from gates.host._secrets import owner_only_dir, secret
+    from gates.datadir import owner_only_dir, secret
 
     key = tmp_path / "data" / "player.key"
     key.parent.mkdir(mode=0o755)

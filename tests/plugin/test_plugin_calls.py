@@ -10,7 +10,7 @@ import pytest
 
 import plugins_sample.decorated as decorated
 from gates.contract import DefinitionError, ToolDefinition, encode_json, parse_tool_definition, validate_tool_definition
-from gates.host._records import PluginRecord, ReviewKind, registration_of, review_registration
+from gates.host.policy._records import PluginRecord, ReviewKind, registration_of, review_registration
 from gates.plugin import CallCancelledError, McpCall, McpToolError, Plugin
 
 

@@ -1,0 +1,281 @@
+"""The audit log: every call, decision, approval, registration and suspension, one JSON object a line (T2, A4).
+
+The file is ``DATA_DIR/audit.jsonl`` (mode 0600) and only ever appended to. Each line is written
+with a single ``write`` on a file opened with ``O_APPEND``, so it is in the operating system at
+once. The player's decisions are ``fsync``-ed before :meth:`AuditLog.record` returns; what plugins
+and calls cause (calls, registrations, approval requests) reaches the disk by group commit within
+`BATCH_SECONDS`, so no peer makes the host wait for the disk once per event (B7). A crash can
+still leave a torn last line; :meth:`AuditLog.tail` skips lines that do not decode, and the next
+entry after a restart starts on a fresh line.
+
+The log is bounded (B7): past `max_bytes` the file is rotated to ``audit.jsonl.1`` (the older
+ones shift to ``.2``, ``.3``, …) and `keep` rotated files are kept; :meth:`AuditLog.tail` reads
+across them.
+
+A line looks like::
+
+    {"time":"2025-01-02T03:04:05.678Z","kind":"call","plugin":"MyPlugin","tool":"myplugin_buy",
+     "details":{"decision":"allowed","outcome":"ok"}}
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from gates.datadir import owner_only_file
+
+from ._listeners import Listeners
+
+__all__ = ["AUDIT_FILENAME", "KEEP", "MAX_BYTES", "AuditEntry", "AuditKind", "AuditLog", "utc_stamp"]
+
+AUDIT_FILENAME: Final = "audit.jsonl"
+_BLOCK: Final = 64 * 1024
+
+
+class AuditKind(StrEnum):
+    """What an audit line records."""
+
+    CALL = "call"
+    DECISION = "decision"
+    APPROVAL = "approval"
+    REGISTRATION = "registration"
+    CONSENT = "consent"
+    SUSPENSION = "suspension"
+    SETTING = "setting"
+    DEPENDENCIES = "dependencies"
+
+
+class AuditEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One line of the log. ``kind`` is an :class:`AuditKind` value."""
+
+    time: str
+    kind: str
+    plugin: str | None = None
+    tool: str | None = None
+    flagged: bool = False
+    details: dict[str, Any] = {}
+
+
+def utc_stamp(moment: datetime) -> str:
+    """ISO 8601 in UTC with milliseconds and a ``Z``: ``2025-01-02T03:04:05.678Z``."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _system_now() -> datetime:
+    return datetime.now(UTC)
+
+
+_encoder: Final = msgspec.json.Encoder()
+_decoder: Final = msgspec.json.Decoder(AuditEntry)
+
+BATCH_SECONDS: Final = 0.05
+"""How long a batched line may wait for its fsync (see `AuditLog.record`)."""
+MAX_BYTES: Final = 16 * 1024 * 1024
+"""The size past which the log is rotated."""
+KEEP: Final = 3
+"""How many rotated files (``audit.jsonl.1`` …) are kept."""
+_AT_ONCE: Final = frozenset({AuditKind.CONSENT, AuditKind.SETTING, AuditKind.SUSPENSION})
+"""What the player decides (and suspensions): on disk before `record` returns."""
+
+
+class AuditLog:
+    """Appends entries to a JSONL file and reads the most recent back. Safe to share between threads."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        wall_clock: Callable[[], datetime] = _system_now,
+        fsync: bool = True,
+        max_bytes: int = MAX_BYTES,
+        keep: int = KEEP,
+    ) -> None:
+        self.path = Path(path)
+        self._wall_clock = wall_clock
+        self._fsync = fsync
+        self._max_bytes = max_bytes
+        self._keep = keep
+        self._lock = threading.Lock()
+        """Held to write a line: never while the syncer waits for the disk."""
+        self._sync_lock = threading.Lock()
+        """Held by the syncer's fsync and by `close`, so the file is not closed under an fsync."""
+        self._listeners: Listeners[AuditEntry] = Listeners("audit line")
+        self._fd = self._open()
+        self._start_on_fresh_line()
+        self._size = os.fstat(self._fd).st_size
+        self._unsynced = threading.Event()
+        self._syncer: threading.Thread | None = None
+        if fsync:
+            self._syncer = threading.Thread(target=self._sync_soon, name="xivmcp-audit-fsync", daemon=True)
+            self._syncer.start()
+
+    def _open(self) -> int:
+        owner_only_file(self.path)  # a log written by an older version may be world-readable
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def _rotate(self) -> None:
+        """Called with both locks held: audit.jsonl becomes .1, .1 becomes .2, …; the oldest goes."""
+        if self._fsync:
+            os.fsync(self._fd)
+        os.close(self._fd)
+        oldest = self.rotated(self._keep)
+        oldest.unlink(missing_ok=True)
+        for index in range(self._keep - 1, 0, -1):
+            older = self.rotated(index)
+            if older.exists():
+                older.replace(self.rotated(index + 1))
+        if self._keep > 0:
+            self.path.replace(self.rotated(1))
+        else:
+            self.path.unlink(missing_ok=True)
+        self._fd = self._open()
+        self._size = 0
+
+    def rotated(self, index: int) -> Path:
+        """The path of the `index`-th rotated file (1 is the newest)."""
+        return self.path.with_name(f"{self.path.name}.{index}")
+
+    @classmethod
+    def in_dir(cls, data_dir: str | Path, **options: Any) -> AuditLog:
+        directory = Path(data_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        return cls(directory / AUDIT_FILENAME, **options)
+
+    def close(self) -> None:
+        with self._sync_lock, self._lock:
+            if self._fd >= 0:
+                if self._fsync:
+                    os.fsync(self._fd)
+                os.close(self._fd)
+                self._fd = -1
+        self._unsynced.set()  # wakes the syncer, which sees the log closed and ends
+        if self._syncer is not None:
+            self._syncer.join(5)
+
+    def _sync_soon(self) -> None:
+        """Group commit for the frequent lines: one fsync covers every call line of the last moment."""
+        while True:
+            self._unsynced.wait()
+            time.sleep(BATCH_SECONDS)  # gathers the lines of concurrent calls into one fsync
+            with self._sync_lock:  # not the write lock: calls go on writing while the disk syncs
+                self._unsynced.clear()  # a line written from now on sets it again
+                if self._fd < 0:
+                    return
+                os.fsync(self._fd)
+
+    def __enter__(self) -> AuditLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def on_record(self, callback: Callable[[AuditEntry], None]) -> Callable[[], None]:
+        """Calls ``callback`` with each new entry after it is on disk; returns an unsubscribe function."""
+        return self._listeners.add(callback)
+
+    def record(
+        self,
+        kind: AuditKind,
+        plugin: str | None = None,
+        tool: str | None = None,
+        *,
+        flagged: bool = False,
+        details: Mapping[str, Any] | None = None,
+        sync: bool | None = None,
+    ) -> AuditEntry:
+        """Appends one entry and returns it.
+
+        The line is in the operating system at once (our process may crash; the line stays).
+        With `sync` (default: for consent, settings and suspensions, what the player decides) it
+        is on disk before this returns; otherwise it reaches the disk within `BATCH_SECONDS`, with
+        every other line of that moment in one fsync, so no call or plugin waits for the disk.
+        """
+        entry = AuditEntry(
+            time=utc_stamp(self._wall_clock()),
+            kind=kind.value,
+            plugin=plugin,
+            tool=tool,
+            flagged=flagged,
+            details=dict(details or {}),
+        )
+        line = _encoder.encode(entry) + b"\n"
+        at_once = kind in _AT_ONCE if sync is None else sync
+        if self._size + len(line) > self._max_bytes and self._size > 0:
+            with self._sync_lock, self._lock:
+                if self._fd >= 0 and self._size + len(line) > self._max_bytes:
+                    self._rotate()
+        with self._lock:
+            if self._fd < 0:
+                raise ValueError(f"The audit log {self.path} is closed.")
+            os.write(self._fd, line)
+            self._size += len(line)
+            if self._fsync:
+                if at_once:
+                    os.fsync(self._fd)
+                else:
+                    self._unsynced.set()
+        self._listeners.emit(entry)
+        return entry
+
+    def tail(self, n: int = 100, plugin: str | None = None) -> list[AuditEntry]:
+        """The last ``n`` entries (of one plugin, if given), oldest first; lines that don't decode are skipped."""
+        newest_first: list[AuditEntry] = []
+        for path in (self.path, *(self.rotated(i) for i in range(1, self._keep + 1))):
+            if len(newest_first) >= n:
+                break
+            try:
+                self._tail_of(path, n, plugin, newest_first)
+            except FileNotFoundError:
+                continue  # rotated meanwhile, or never there
+        newest_first.reverse()
+        return newest_first
+
+    @staticmethod
+    def _tail_of(path: Path, n: int, plugin: str | None, newest_first: list[AuditEntry]) -> None:
+        """Add `path`'s entries to `newest_first`, newest first, until it holds `n`."""
+        with path.open("rb") as f:
+            position = f.seek(0, os.SEEK_END)
+            carry = b""
+            while position > 0 and len(newest_first) < n:
+                step = min(_BLOCK, position)
+                position -= step
+                f.seek(position)
+                lines = (f.read(step) + carry).split(b"\n")
+                carry = lines[0] if position > 0 else b""
+                complete = lines[1:] if position > 0 else lines
+                for raw in reversed(complete):
+                    entry = _parse(raw)
+                    if entry is not None and (plugin is None or entry.plugin == plugin):
+                        newest_first.append(entry)
+                        if len(newest_first) >= n:
+                            return
+
+    def _start_on_fresh_line(self) -> None:
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            return
+        with self.path.open("rb") as f:
+            f.seek(size - 1)
+            last = f.read(1)
+        if last != b"\n":
+            os.write(self._fd, b"\n")
+            if self._fsync:
+                os.fsync(self._fd)
+
+
+def _parse(raw: bytes) -> AuditEntry | None:
+    if not raw.strip():
+        return None
+    try:
+        return _decoder.decode(raw)
+    except msgspec.DecodeError:
+        return None

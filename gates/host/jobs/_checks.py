@@ -1,0 +1,100 @@
+"""What a job may hold, checked when it starts and when its steps change (G10, J10).
+
+A step is refused at once, naming it: a tool XIV MCP does not know, one that is not offered now
+(its plugin is not enabled, or the player set it to deny), a job-control tool (a job cannot start,
+steer or wait on jobs), or a placeholder naming a step that does not come earlier. A step without
+an id gets the next free one (`s1`, `s2`, …); ids are unique within a job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from gates.contract import HOST_NAME, JobStep, Mode, RefusedError, StepInfo, quote
+
+from ..policy._policy import Policies
+from ..policy._registry import ToolRegistry
+from ._placeholders import referenced_steps
+
+__all__ = ["JOB_CONTROL_TOOLS", "MAX_STEPS", "WAITING_TOOLS", "JobChecks"]
+
+JOB_CONTROL_TOOLS: Final = frozenset(
+    {"start_job", "get_job", "list_jobs", "update_job", "pause_job", "resume_job", "cancel_job", "call_tool"}
+)
+"""Tools that cannot be steps: a job does not steer jobs (and call_tool: name the tool itself)."""
+WAITING_TOOLS: Final = frozenset({"wait", "wait_until_arrived"})
+"""Steps that only wait: they neither block an acting step nor wait for one (J8)."""
+MAX_STEPS: Final = 500
+"""Steps one job may hold (B7)."""
+_STEP_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class JobChecks:
+    def __init__(self, registry: ToolRegistry, policies: Policies) -> None:
+        self._registry = registry
+        self._policies = policies
+
+    def steps(self, given: Sequence[JobStep], before: Sequence[StepInfo] = ()) -> list[StepInfo]:
+        """Check `given` (to come after `before`) and return them as queued steps with their ids."""
+        if not given:
+            raise RefusedError('A job needs at least one step, such as {"tool": "echo", "args": {"text": "hi"}}.')
+        if len(before) + len(given) > MAX_STEPS:
+            raise RefusedError(f"A job holds at most {MAX_STEPS} steps; split the work into several jobs.")
+        ids = [s.id for s in before]
+        taken = set(ids)
+        steps: list[StepInfo] = []
+        for step in given:
+            step_id = step.id or self._next_id(taken)
+            where = f"Step {quote(step_id)} ({step.tool})"
+            if not _STEP_ID.fullmatch(step_id):
+                raise RefusedError(f"{where}: a step id is 1-64 letters, digits, '_' or '-'; got {quote(step_id)}.")
+            if step_id in taken:
+                raise RefusedError(f"{where}: the id is already used by another step of this job; ids are unique.")
+            self._check_tool(where, step.tool)
+            for named in referenced_steps(step.args):
+                if named not in ids:
+                    raise RefusedError(
+                        f"{where}: the placeholder names step {quote(named)}, which does not come earlier "
+                        "in this job; a step can only use the results of the steps before it."
+                    )
+            taken.add(step_id)
+            ids.append(step_id)
+            steps.append(StepInfo(id=step_id, tool=step.tool, args=step.args, note=step.note))
+        return steps
+
+    def _check_tool(self, where: str, tool: str) -> None:
+        if tool in JOB_CONTROL_TOOLS:
+            raise RefusedError(f"{where}: {tool} cannot be a job step (jobs do not steer jobs); use the tool itself.")
+        registered = self._registry.get(tool)
+        if registered is None:
+            raise RefusedError(f"{where}: there is no tool named {quote(tool)}; find tools with search_tools.")
+        if registered.owner == HOST_NAME:
+            return
+        owner, policies = registered.owner, self._policies
+        if not policies.can_run(owner):
+            state = policies.state(owner).value
+            raise RefusedError(
+                f"{where}: {tool} is not offered now ({owner} is {state}); the player decides in /xivmcp."
+            )
+        if policies.check_tool(owner, registered.definition) is Mode.DENY:
+            raise RefusedError(f"{where}: {tool} is set to deny by the player, so it is not offered now.")
+
+    @staticmethod
+    def _next_id(taken: set[str]) -> str:
+        n = 1
+        while f"s{n}" in taken:
+            n += 1
+        return f"s{n}"
+
+    def is_acting(self, tool: str) -> bool:
+        """Whether a step of `tool` takes the one acting slot (it changes something, and does not only wait)."""
+        if tool in WAITING_TOOLS:
+            return False
+        registered = self._registry.get(tool)
+        return registered is not None and not registered.definition.read_only
+
+    @staticmethod
+    def decode_args(args: Any) -> dict[str, Any]:
+        return args if isinstance(args, dict) else {}

@@ -1,0 +1,193 @@
+"""The tool registry: every tool the host offers, by name, with the plugin that owns it (A2).
+
+Names are global: a name belongs to whoever registered it first, and only that owner can replace
+or remove it. XIV MCP's own tools are held under :data:`~gates.contract.HOST_NAME`. The registry
+does not validate definitions (see `gates.contract.validate_tool_definition`); it only keeps ownership straight.
+
+It is safe to use from many threads and tasks at once (registrations arrive from many peers).
+Every change that alters the set of tools bumps :attr:`ToolRegistry.version` and is delivered to
+the callbacks given to :meth:`ToolRegistry.on_change`, one change at a time and in version order.
+Callbacks run on the thread that made the change, after the change is visible, and must be quick
+(set an event, queue a notification); they may read the registry.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from gates.contract import HOST_NAME, NameTakenError, ToolDefinition
+
+from ..base._listeners import Listeners
+
+__all__ = ["ChangeCallback", "RegisteredTool", "RegistryChange", "ToolRegistry"]
+
+_log = logging.getLogger("gates.registry")
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredTool:
+    owner: str
+    definition: ToolDefinition
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryChange:
+    """One change to the set of tools: which names came, went or were redefined, and by whom."""
+
+    version: int
+    owner: str
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    replaced: tuple[str, ...] = ()
+
+
+ChangeCallback = Callable[[RegistryChange], None]
+
+
+class ToolRegistry:
+    def __init__(self, core: Iterable[ToolDefinition] = (), *, core_owner: str = HOST_NAME) -> None:
+        self._core_owner = core_owner
+        self._tools: dict[str, RegisteredTool] = {}
+        self._by_owner: dict[str, dict[str, RegisteredTool]] = {}
+        """Each owner's tools, in the order first registered: a change costs work in proportion
+        to that owner's tools, not to every tool of every plugin (B7)."""
+        self._version = 0
+        self._listeners: Listeners[RegistryChange] = Listeners("registry change")
+        self._lock = threading.Lock()  # guards the state; readers only ever take this one
+        self._deliver = threading.RLock()  # serialises changes and their delivery, in version order
+        for definition in core:
+            if definition.name in self._tools:
+                raise ValueError(f"Duplicate core tool name {definition.name!r}.")
+            self._tools[definition.name] = RegisteredTool(core_owner, definition)
+            self._by_owner.setdefault(core_owner, {})[definition.name] = self._tools[definition.name]
+
+    @property
+    def version(self) -> int:
+        """Goes up by one with every change to the set of tools; never goes down."""
+        with self._lock:
+            return self._version
+
+    def on_change(self, callback: ChangeCallback) -> Callable[[], None]:
+        """Calls ``callback`` after every change; returns a function that unsubscribes it."""
+        return self._listeners.add(callback)
+
+    # ------------------------------------------------------------------ reading
+
+    def get(self, name: str) -> RegisteredTool | None:
+        with self._lock:
+            return self._tools.get(name)
+
+    def read_only_of(self, name: str) -> bool | None:
+        """Whether the tool only reads; None when no such tool is registered."""
+        with self._lock:
+            tool = self._tools.get(name)
+            return tool.definition.read_only if tool is not None else None
+
+    def owner_of(self, name: str) -> str | None:
+        with self._lock:
+            tool = self._tools.get(name)
+            return tool.owner if tool is not None else None
+
+    def tools_of(self, owner: str) -> tuple[RegisteredTool, ...]:
+        """An owner's tools, in the order they were first registered."""
+        with self._lock:
+            return tuple(self._by_owner.get(owner, {}).values())
+
+    def owners(self) -> tuple[str, ...]:
+        """Everyone with tools here (XIV MCP included), in the order they first registered."""
+        with self._lock:
+            return tuple(self._by_owner)
+
+    def count_of(self, owner: str) -> int:
+        with self._lock:
+            return len(self._by_owner.get(owner, ()))
+
+    def all(self) -> tuple[RegisteredTool, ...]:
+        with self._lock:
+            return tuple(self._tools.values())
+
+    def __contains__(self, name: object) -> bool:
+        with self._lock:
+            return name in self._tools
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._tools)
+
+    # ------------------------------------------------------------------ changing
+
+    def register(self, owner: str, definition: ToolDefinition) -> RegisteredTool:
+        """Adds a tool, or replaces the owner's own tool of that name.
+
+        Raises :class:`~gates.contract.NameTakenError` if XIV MCP or another plugin owns the name.
+        Registering an identical definition again changes nothing and raises no event.
+        """
+        tool = RegisteredTool(owner, definition)
+        with self._deliver:
+            with self._lock:
+                existing = self._tools.get(definition.name)
+                if existing is not None and existing.owner != owner:
+                    raise NameTakenError(definition.name, by_xivmcp=existing.owner == self._core_owner)
+                if existing == tool:
+                    return existing
+                self._tools[definition.name] = tool
+                self._by_owner.setdefault(owner, {})[definition.name] = tool
+                if existing is None:
+                    change = self._bump(owner, added=(definition.name,))
+                else:
+                    change = self._bump(owner, replaced=(definition.name,))
+                callbacks = self._listeners.snapshot()
+            self._emit(change, callbacks)
+        return tool
+
+    def unregister(self, owner: str, name: str) -> bool:
+        """Removes one of the owner's tools; ``False`` if there is none by that name, or it isn't theirs."""
+        with self._deliver:
+            with self._lock:
+                existing = self._tools.get(name)
+                if existing is None or existing.owner != owner:
+                    return False
+                del self._tools[name]
+                own = self._by_owner[owner]
+                del own[name]
+                if not own:
+                    del self._by_owner[owner]
+                change = self._bump(owner, removed=(name,))
+                callbacks = self._listeners.snapshot()
+            self._emit(change, callbacks)
+        return True
+
+    def unregister_all(self, owner: str) -> int:
+        """Removes every tool of the owner; returns how many there were."""
+        with self._deliver:
+            with self._lock:
+                names = tuple(self._by_owner.pop(owner, {}))
+                if not names:
+                    return 0
+                for name in names:
+                    del self._tools[name]
+                change = self._bump(owner, removed=names)
+                callbacks = self._listeners.snapshot()
+            self._emit(change, callbacks)
+        return len(names)
+
+    def _bump(
+        self,
+        owner: str,
+        *,
+        added: tuple[str, ...] = (),
+        removed: tuple[str, ...] = (),
+        replaced: tuple[str, ...] = (),
+    ) -> RegistryChange:
+        self._version += 1
+        return RegistryChange(self._version, owner, added=added, removed=removed, replaced=replaced)
+
+    def _emit(self, change: RegistryChange, callbacks: tuple[ChangeCallback, ...]) -> None:
+        self._listeners.emit(change, callbacks)
