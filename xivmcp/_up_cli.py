@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from gates.contract import ENV_HTTP
-from gates.host import DataDirInUseError, DataDirLock, HostConfig, owner_only_dir
+from gates.datadir import DataDirInUseError, DataDirLock, owner_only_dir
+from gates.host import HostConfig
 from gates.mcp import (
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
@@ -58,16 +59,6 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
         "--no-auth-for-conformance-tests",
         action="store_true",
         help="TESTS ONLY: serve MCP on 127.0.0.1 without the bearer token, for MCP conformance runs",
-    )
-
-
-def http_arguments(args: argparse.Namespace) -> list[str]:
-    """The endpoint's options again, for the host process `xivmcp up` starts."""
-    return (
-        (["--http", args.http] if args.http else [])
-        + (["--allow-remote-http"] if args.allow_remote_http else [])
-        + (["--no-mcp"] if args.no_mcp else [])
-        + (["--no-auth-for-conformance-tests"] if args.no_auth_for_conformance_tests else [])
     )
 
 

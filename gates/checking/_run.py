@@ -143,7 +143,7 @@ async def _check(
 ) -> CheckReport:
     async with CheckSession.open(system, quick_limit=options.quick_limit, stop_wait=options.stop_wait) as session:
         plugin = await session.wait_registered(process, record, target.label)
-        run = _Run(session, plugin, options, CheckReport(target=target.label, plugin=plugin))
+        run = _CheckRun(session, plugin, options, CheckReport(target=target.label, plugin=plugin))
         if record is None:
             run.report.notes.append(
                 "Definitions XIV MCP refused are told to the plugin alone; run it as -m MODULE or SCRIPT.py "
@@ -159,7 +159,7 @@ async def _check(
         return run.report
 
 
-class _Run:
+class _CheckRun:
     """One check's progress: the report so far, and the findings already made (each once a tool)."""
 
     def __init__(self, session: CheckSession, plugin: str, options: CheckOptions, report: CheckReport) -> None:

@@ -33,20 +33,16 @@ from gates.contract import (
     list_capabilities,
     ok_reply,
 )
+from gates.player import PLAYER_GATE, PLAYER_HELLO_GATE
 
 from ._desk import PlayerDesk
 from ._host import Host
-from ._jobs import LISTED
-from ._player_protocol import PLAYER_GATE, PLAYER_HELLO_GATE
 from ._plugin_requests import check_owner
+from .jobs._runner import LISTED
 
 __all__ = ["announce", "build_handlers", "provide_gates"]
 
 log = logging.getLogger("gates.host")
-
-
-def _caller() -> str:
-    return current_caller()
 
 
 def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
@@ -55,7 +51,7 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
     requests = host.plugin_requests
 
     def owner(value: str | None) -> str:
-        return check_owner(value, _caller())
+        return check_owner(value, current_caller())
 
     def register_tool(o: str | None, definition_json: str | None) -> str:
         return ok_reply(requests.register_tool(owner(o), definition_json))
@@ -76,21 +72,21 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
         return ok_reply(requests.check_permission(owner(o), capability))
 
     def request_approval(call_id: str | None, request_json: str | None) -> str:
-        return ok_reply(requests.request_approval(_caller(), call_id, request_json))
+        return ok_reply(requests.request_approval(current_caller(), call_id, request_json))
 
     def get_approval(approval_id: str | None) -> str:
-        return ok_reply(requests.get_approval(_caller(), approval_id))
+        return ok_reply(requests.get_approval(current_caller(), approval_id))
 
     def complete_call(call_id: str | None, result_json: str | None) -> str:
-        host.calls.complete(_caller(), call_id or "", result_json)
+        host.calls.complete(current_caller(), call_id or "", result_json)
         return ok_reply(CallAccepted(accepted=True))
 
     def fail_call(call_id: str | None, message: str | None) -> str:
-        host.calls.fail(_caller(), call_id or "", message)
+        host.calls.fail(current_caller(), call_id or "", message)
         return ok_reply(CallAccepted(accepted=True))
 
     def report_progress(call_id: str | None, text: str | None) -> str:
-        host.calls.progress(_caller(), call_id or "", text)
+        host.calls.progress(current_caller(), call_id or "", text)
         return ok_reply()
 
     jobs = host.jobs
@@ -105,7 +101,7 @@ def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
         """G10: a plugin sees and controls only the jobs it started."""
         if not job_id:
             raise RefusedError("'id' is required: the job id StartJob returned (or ListJobs lists).")
-        return jobs.get(job_id, _caller(), mine_only=True)
+        return jobs.get(job_id, current_caller(), mine_only=True)
 
     def get_job(job_id: str | None) -> str:
         return ok_reply(JobReply(job=own_job(job_id)))

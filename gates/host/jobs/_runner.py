@@ -57,7 +57,7 @@ PROGRESS_LIMIT: Final = 300
 
 
 @dataclass(slots=True)
-class _Run:
+class _RunningStep:
     """What a running step can be stopped by."""
 
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
@@ -87,7 +87,7 @@ class Jobs:
         self._ids = IdMaker("j", tag)
         self._changed = changed
         self._jobs: dict[str, JobInfo] = {}
-        self._runs: dict[str, _Run] = {}
+        self._runs: dict[str, _RunningStep] = {}
         self._tg: anyio.abc.TaskGroup | None = None
         self._acting = ActingSlot()
         self._timers = HostTimers(clock)
@@ -229,7 +229,7 @@ class Jobs:
         job.state, job.message = JobState.QUEUED, None
         self._save(job)
         if self._tg is not None and job.id not in self._runs:
-            run = self._runs[job.id] = _Run()
+            run = self._runs[job.id] = _RunningStep()
             self._tg.start_soon(self._run, job, run)
 
     def _stop(self, job: JobInfo, why: JobState) -> str:
@@ -244,7 +244,7 @@ class Jobs:
             run.scope.cancel()
         return f"Job {job.id}: its running step is being stopped; the job will be {why.value}."
 
-    async def _run(self, job: JobInfo, run: _Run) -> None:
+    async def _run(self, job: JobInfo, run: _RunningStep) -> None:
         try:
             while (step := self._current(job)) is not None:
                 if run.stop is not None:
@@ -264,7 +264,7 @@ class Jobs:
             self._acting.free(job)
             await self._store.durable()
 
-    async def _run_step(self, job: JobInfo, step: StepInfo, run: _Run) -> bool:
+    async def _run_step(self, job: JobInfo, step: StepInfo, run: _RunningStep) -> bool:
         """Run one step; False if the job stops waiting (pending, paused, cancelled)."""
         acting = self._checks.is_acting(step.tool)
         run.scope = anyio.CancelScope()  # one scope a step: a scope is entered once
@@ -310,7 +310,7 @@ class Jobs:
         self._end(job, JobState.PENDING, message)
         return False
 
-    async def _call(self, job: JobInfo, step: StepInfo, run: _Run) -> CallOutcome | None:
+    async def _call(self, job: JobInfo, step: StepInfo, run: _RunningStep) -> CallOutcome | None:
         results = {s.id: s.result for s in job.steps if s.state is StepState.DONE}
         earlier = [s.id for s in job.steps[: job.steps.index(step)]]
         try:

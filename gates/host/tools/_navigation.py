@@ -104,7 +104,7 @@ class Place:
 
 
 @dataclass(slots=True)
-class _Run:
+class _Trip:
     """The navigate_to under way: stop_navigation cancels its scope."""
 
     destination: str
@@ -120,7 +120,7 @@ class Navigation:
         self._pi = game.pi
         self._sleep = sleep
         self._now = now
-        self._run: _Run | None = None
+        self._run: _Trip | None = None
 
     def handlers(self) -> dict[str, ToolHandler]:
         return {
@@ -147,7 +147,7 @@ class Navigation:
         timeout = int(clamped(args, "timeout_seconds", 600, 10, 1800))
         if self._run is not None:
             raise RefusedError("A navigation is already running; use stop_navigation first.")
-        run = self._run = _Run(destination)
+        run = self._run = _Trip(destination)
         try:
             here = await self._game.player()
             if here.player.in_combat:
@@ -194,7 +194,7 @@ class Navigation:
                 )
         return Place(found[1].name, found[0], found[1].position)
 
-    async def _go(self, run: _Run, place: Place, seconds: float, say: Say) -> dict[str, Any]:
+    async def _go(self, run: _Trip, place: Place, seconds: float, say: Say) -> dict[str, Any]:
         steps: list[str] = []
         reason: str | None = None
         at: dict[str, Any] | None = None
@@ -216,7 +216,7 @@ class Navigation:
             return {"arrived": False, "destination": run.destination, "reason": reason or "stopped", "steps": steps}
         return {"arrived": True, "destination": run.destination, "at": at, "steps": steps}
 
-    async def _travel(self, run: _Run, place: Place, steps: list[str], say: Say) -> dict[str, Any]:
+    async def _travel(self, run: _Trip, place: Place, steps: list[str], say: Say) -> dict[str, Any]:
         here = await self._game.player()
         if here.player.territory != place.zone.territory:
             await self._teleport(run, place, steps, say)
@@ -234,7 +234,7 @@ class Navigation:
         steps.append(f"At {place.label} ({_yalms(distance)} yalms).")
         return {"name": place.label, "distance": round(distance, 1), "zone": place.zone.name}
 
-    async def _teleport(self, run: _Run, place: Place, steps: list[str], say: Say) -> None:
+    async def _teleport(self, run: _Trip, place: Place, steps: list[str], say: Say) -> None:
         """No teleport plugin here: the player is asked, and XIV MCP waits until they are in the zone."""
         zone, to = place.zone, place.position
         if not zone.aetherytes:
@@ -253,7 +253,7 @@ class Navigation:
         await self._game.wait_for(in_zone)
         steps.append(f"You are in {zone.name}.")
 
-    async def _walk_to_flag(self, run: _Run, place: Place, steps: list[str], say: Say) -> None:
+    async def _walk_to_flag(self, run: _Trip, place: Place, steps: list[str], say: Say) -> None:
         """No vnavmesh: the flag goes on the map, and XIV MCP waits while the player walks there."""
         zone, label = place.zone, place.label
         x, y = to_map(zone.map, place.position.x, place.position.z)
@@ -269,7 +269,7 @@ class Navigation:
         if not place.is_flag:
             await self._game.call(self._game.client.clear_flag())
 
-    async def _walk_with_navmesh(self, run: _Run, place: Place, distance: float, steps: list[str]) -> None:
+    async def _walk_with_navmesh(self, run: _Trip, place: Place, distance: float, steps: list[str]) -> None:
         """vnavmesh walks; XIV MCP waits until the character is there or stands still with no path running."""
         to = place.position
         run.phase = f"walking to {place.label}"
