@@ -1,4 +1,8 @@
-"""The rules of SPEC.md ("the checklist"), and which issue's tests must name each one.
+"""The rules of docs/rules.md ("the checklist"), and which issue's tests must name each one.
+
+Each id here is a heading of docs/rules.md (`docs/rules.md#g8`), which states the rule in full;
+the summaries below are reminders, not the rule. tests/test_rules.py checks that the two hold
+the same ids.
 
 A test names a rule in its name (`test_g6_at_most_64_tools`, `test_a3_t1_deny_…`) or with a
 comment `# SPEC: G8` (several: `# SPEC: G3, T6`). `tests/host/test_requirements.py` checks that
@@ -87,11 +91,27 @@ RULES: Final[dict[str, str]] = {
     "K2": "A pytest plugin: a private system, the player, the assistant, the game, the author's plugin.",
     "K3": "The player's decisions have a documented Python API, the same as the CLI's.",
     "K4": "The kit runs in-process for unit tests and across processes, with the same declarations.",
+    # Fidelity: the real host (IndividualGather/xiv-mcp) is the reference. No issue's tests name these yet.
+    "F1": "Every built-in tool of the real host is known: reserved with its message, accepted in jobs and deps.",
+    "F2": "Installed plugins drive owner checks, display names in messages and the dependency states.",
+    "F3": "The assistant sees what the real host shows; the simulator's extensions are off by default.",
+    "F4": "The whole before/after difference is judged, whoever made each change; admin gates answer the player.",
+    "F5": "Every known difference from the real host is in the fidelity ledger; each kept one has a test.",
+    # A bus nobody can abuse (the trust boundary is this OS user). No issue's tests name these yet.
+    "S1": "A plugin's private gates and the CLI's own gates answer only the host; ids are unguessable.",
+    "S2": "No unbounded work for broker or host; queues bounded in bytes; a slow reader is cut off.",
+    "S3": "Text from a plugin, the game or the bus is shown escaped; control characters refused.",
+    "S4": "Only this OS user's processes join by default; remote ones with the player's keys; name bound to key.",
+    "S5": "The endpoint and console bound connections and header time; the assistant's token never opens the console.",
+    # The player's window and the docs. No issue's tests name these yet.
+    "C1": "The console shows what the /xivmcp window shows, plus the game; live; acts by the typed protocol.",
+    "C2": "The console opens by a single-use link proven by the key; POST, exact Origin, CSRF token.",
+    "D1": "The reference is generated from the code and a test fails when it drifts; every doc example runs.",
 }
 
 ISSUES: Final[dict[int, tuple[str, ...]]] = {
-    # 1: the bus (broker/). Its behaviour is the plugin framework's IPC, which SPEC.md describes
-    # but gives no rule id of its own; tests/bus covers it.
+    # 1: the bus (broker/). Its behaviour is the plugin framework's IPC, which has no rule id of
+    # its own in docs/rules.md; tests/bus covers it.
     1: (),
     # 2: the XIV MCP host on the bus (gates/, xivmcp/, plugins_sample/).
     2: (

@@ -38,7 +38,7 @@ class Check(StrEnum):
 
 
 class Rule(StrEnum):
-    """What a finding is about; the contract's rule (SPEC.md) is in each finding's `spec`."""
+    """What a finding is about; the contract's rule (docs/rules.md) is in each finding's `spec`."""
 
     REFUSED_DEFINITION = "refused_definition"
     HOST_TOOL_NAME = "host_tool_name"
@@ -64,7 +64,7 @@ class Finding(msgspec.Struct, kw_only=True, omit_defaults=True):
     check: Check
     message: str
     spec: str = ""
-    """The contract's rule ids (SPEC.md), e.g. "T2, W4"."""
+    """The contract's rule ids (docs/rules.md), e.g. "T2, W4"."""
     arguments: dict[str, Any] | None = None
     """The arguments of the call that showed it, to reproduce it with `xivmcp call`."""
 

@@ -27,7 +27,7 @@ def named_rules(text: str) -> set[str]:
     """The rule ids a test file names: tokens of its test names, and `# SPEC: …` comments."""
     named = set()
     for name in _TEST_NAME.findall(text):
-        named |= {token.upper() for token in name.split("_") if re.fullmatch(r"[tgjapbwk]\d{1,2}", token)}
+        named |= {token.upper() for token in name.split("_") if re.fullmatch(r"[tgjapbwkfscd]\d{1,2}", token)}
     for ids in _SPEC_COMMENT.findall(text):
         named |= {i.strip() for i in ids.split(",")}
     return named
@@ -35,7 +35,7 @@ def named_rules(text: str) -> set[str]:
 
 def test_the_manifest_lists_well_formed_rule_ids_and_each_issue_covers_known_ones() -> None:
     manifest = load_manifest()
-    assert all(re.fullmatch(r"[TGJAPBWK]\d{1,2}", rule) for rule in manifest.RULES)
+    assert all(re.fullmatch(r"[TGJAPBWKFSCD]\d{1,2}", rule) for rule in manifest.RULES)
     for issue, rules in manifest.ISSUES.items():
         assert set(rules) <= set(manifest.RULES), issue
         assert len(set(rules)) == len(rules), issue
