@@ -12,6 +12,7 @@ waited for.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import queue
@@ -312,6 +313,19 @@ def on_stdin_eof(callback: Callable[[], object]) -> None:
         callback()
 
     threading.Thread(target=watch, name="bench-stdin-eof", daemon=True).start()
+
+
+def stdin_eof_event() -> asyncio.Event:
+    """An event of the running asyncio loop, set once the parent closes our stdin."""
+    event = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def set_soon() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is already closed
+            loop.call_soon_threadsafe(event.set)
+
+    on_stdin_eof(set_soon)
+    return event
 
 
 def run_async(main: Callable[[], Awaitable[None]]) -> None:
