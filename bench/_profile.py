@@ -14,9 +14,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+def profile_option(directory: str | None) -> list[str]:
+    """`--profile DIR` for a child of ours, when profiling."""
+    return ["--profile", directory] if directory else []
+
+
 @contextmanager
-def profiled(directory: str | None, name: str) -> Iterator[None]:
-    """The block under cProfile, written to DIR/<name>.prof; nothing at all without a directory."""
+def profiled(directory: str | None, *name: str | None) -> Iterator[None]:
+    """The block under cProfile, written to DIR/<name>.prof, the name's parts joined by "-" (a
+    None left out); nothing at all without a directory."""
     if not directory:
         yield
         return
@@ -27,7 +33,7 @@ def profiled(directory: str | None, name: str) -> Iterator[None]:
     finally:
         profiler.disable()
         os.makedirs(directory, exist_ok=True)
-        path = os.path.join(directory, f"{name}.prof")
+        path = os.path.join(directory, "-".join(part for part in name if part is not None) + ".prof")
         profiler.dump_stats(path)
         print(f"bench: wrote {path}", file=sys.stderr, flush=True)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TypedDict, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from ._report import say
 
@@ -130,6 +130,14 @@ def combine_callers(rounds: list[CallerFigures]) -> CallerFigures:
         throughput_n=min(f["throughput_n"] for f in rounds),
         callers=rounds[0]["callers"],
     )
+
+
+def ratios_by_round(
+    tops: Sequence[Mapping[str, Any]], bottoms: Sequence[Mapping[str, Any]], figure: str
+) -> list[float]:
+    """top / bottom of one figure in each round, to 3 decimals: how steady a ratio of medians is."""
+    ratios: list[float] = [round(t[figure] / b[figure], 3) for t, b in zip(tops, bottoms, strict=True)]
+    return ratios
 
 
 def interleaved_rounds(

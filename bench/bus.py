@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import tempfile
@@ -43,10 +42,11 @@ from typing import Any, Literal, NamedTuple
 
 import zmq
 
-from ._proc import ChildError, Children, on_stdin_eof, report, run_async, stdin_eof_event
-from ._profile import profiled
+from ._cli import fill_defaults, make_absolute, refuse, run_parent, run_role, subset
+from ._proc import Children, on_stdin_eof, report, run_async, stdin_eof_event
+from ._profile import profile_option, profiled
 from ._report import Column, Field, environment, environment_line, flatten, ratio, rounds_note, table
-from ._stats import WindowFigures, combine_windows, interleaved_rounds, window_figures
+from ._stats import WindowFigures, combine_windows, interleaved_rounds, ratios_by_round, window_figures
 from ._zmq_peers import HANDSHAKE_TIMEOUT, LOOPBACK, SEQ_BYTES, ZMQ_ROLES
 
 MODULE = "bench.bus"
@@ -156,10 +156,7 @@ def role_bus_client(args: argparse.Namespace) -> None:
 
 def _client_args(args: argparse.Namespace, endpoint: str) -> list[str]:
     out = ["--endpoint", endpoint, "--warmup", str(args.warmup), "--n", str(args.n), "--payload", str(args.payload)]
-    out += ["--calls", str(args.calls), "--inflight", str(args.inflight)]
-    if args.profile:
-        out += ["--profile", args.profile]
-    return out
+    return [*out, "--calls", str(args.calls), "--inflight", str(args.inflight), *profile_option(args.profile)]
 
 
 def _result_timeout(args: argparse.Namespace) -> float:
@@ -195,7 +192,7 @@ def run_proxy_asyncio(args: argparse.Namespace) -> WindowFigures:
 
 
 def run_bus(args: argparse.Namespace, bind: str | None = None) -> WindowFigures:
-    extra = ["--profile", args.profile] if args.profile else []
+    extra = profile_option(args.profile)
     where = ["--endpoint", bind] if bind else []
     with Children(MODULE) as children:
         endpoint = children.start("broker", *where, *extra, graceful=True).expect("ready", READY_TIMEOUT)
@@ -316,10 +313,8 @@ def render(summary: dict[str, Any], elapsed: float) -> str:
 
 
 def run_all(args: argparse.Namespace) -> int:
-    setups = [s.strip() for s in args.setups.split(",") if s.strip()]
-    unknown = [s for s in setups if s not in RUNNERS]
-    if unknown:
-        print(f"bench: unknown setup(s) {', '.join(unknown)}; choose from {', '.join(SETUPS)}", file=sys.stderr)
+    setups = subset(args.setups, SETUPS, "setup")
+    if setups is None:
         return 2
     notes: list[str] = []
     if "bus_ipc" in setups and not ipc_available():
@@ -330,15 +325,11 @@ def run_all(args: argparse.Namespace) -> int:
     rounds = interleaved_rounds(args.rounds, groups, lambda group: {group[0]: RUNNERS[group[0]](args)})
     summary = summarise({name: combine_windows(figs) for name, figs in rounds.items()}, args)
     if "bus" in rounds and "proxy" in rounds:
-        pairs = list(zip(rounds["bus"], rounds["proxy"], strict=True))
-        summary["median_ratio_rounds"] = [round(b["median_us"] / p["median_us"], 3) for b, p in pairs]
-        summary["rps_ratio_rounds"] = [round(b["rps"] / p["rps"], 3) for b, p in pairs]
+        summary["median_ratio_rounds"] = ratios_by_round(rounds["bus"], rounds["proxy"], "median_us")
+        summary["rps_ratio_rounds"] = ratios_by_round(rounds["bus"], rounds["proxy"], "rps")
     summary["notes"] = notes
     summary["rounds"] = rounds
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        print(render(summary, time.perf_counter() - started))
+    print(json.dumps(summary) if args.json else render(summary, time.perf_counter() - started))
     return 0
 
 
@@ -373,25 +364,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
-    if args.role is not None:
-        ROLES[args.role](args)
+    if run_role(args, ROLES):
         return 0
-    quick = args.quick
-    args.n = args.n if args.n is not None else (1000 if quick else 5000)
-    args.calls = args.calls if args.calls is not None else (4000 if quick else 20000)
-    args.warmup = args.warmup if args.warmup is not None else (200 if quick else 1000)
-    args.rounds = args.rounds if args.rounds is not None else (1 if quick else 3)
+    fill_defaults(args, n=(1000, 5000), calls=(4000, 20000), warmup=(200, 1000), rounds=(1, 3))
     if min(args.n, args.calls, args.inflight, args.rounds) < 1 or args.warmup < 0 or args.payload < SEQ_BYTES + 2:
-        print("bench: --n, --calls, --inflight, --rounds >= 1, --warmup >= 0, --payload >= 10", file=sys.stderr)
-        return 2
-    if args.profile:
-        args.profile = os.path.abspath(args.profile)
-    try:
-        return run_all(args)
-    except ChildError as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        return 1
+        return refuse("--n, --calls, --inflight, --rounds >= 1, --warmup >= 0, --payload >= 10")
+    make_absolute(args, "profile")
+    return run_parent(run_all, args)
 
 
 if __name__ == "__main__":
