@@ -28,8 +28,9 @@ def start_broker(
     bus: str = "tcp://127.0.0.1:*",
     profile: str | None = None,
     quiet: bool = False,
-) -> str:
-    """`xivmcp broker --bus BUS *extra`; the endpoint it listens on (a free port for the default)."""
+) -> tuple[Child, str]:
+    """`xivmcp broker --bus BUS *extra`; the child and the endpoint it listens on (a free port for
+    the default BUS)."""
     child = children.start_command(
         "broker", *project_command(profile, "broker", "xivmcp"), "broker", "--bus", bus, *extra, quiet=quiet
     )
@@ -37,7 +38,7 @@ def start_broker(
     match = re.match(r"(tcp://\S+)", listening)
     if match is None:
         raise ChildError(f"cannot read the broker's endpoint from {listening!r}")
-    return match.group(1)
+    return child, match.group(1)
 
 
 def start_game(children: Children, bus: str, timeout: float, *, profile: str | None = None) -> Child:

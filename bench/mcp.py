@@ -166,7 +166,7 @@ def run_host(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Call
         Children(MODULE) as children,
     ):
         data_dir = Path(tmp) / "data"
-        bus = start_broker(children, READY_TIMEOUT, profile=args.profile)
+        _, bus = start_broker(children, READY_TIMEOUT, profile=args.profile)
         # The game, as `xivmcp up` starts it: with it, the host reads the game around each plugin
         # call (its side effects, T2), as it does for real.
         start_game(children, bus, READY_TIMEOUT, profile=args.profile)

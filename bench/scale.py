@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -39,6 +38,8 @@ from typing import Any
 import anyio
 
 from ._proc import Child, Children, cpu_seconds, memory_mb
+from ._report import Column, machine, table
+from ._system import start_broker, start_host, wait_for_token
 
 MODULE = "bench.scale"
 TOOLS_PER_PLUGIN = 50
@@ -160,21 +161,9 @@ def run_size(size: int, reps: int) -> dict[str, Any]:
         data = Path(tmp) / "data"
         from gates.testing import free_endpoint
 
-        bus = free_endpoint()
-        broker = children.start_command(
-            "broker", "-m", "xivmcp", "broker", "--bus", bus, "--data-dir", str(data), quiet=True
-        )
-        broker.expect_each("xivmcp", ["broker: listening"], TIMEOUT_S)
-        host = children.start_command(
-            "host",
-            *("-m", "xivmcp", "host", "--bus", bus, "--data-dir", str(data)),
-            *("--http", "127.0.0.1:0", "--auto-enable", "--test-clock"),
-            quiet=True,
-        )
-        # "MCP endpoint http://…/mcp; `xivmcp connect` …" and "ready on tcp://…", in either order.
-        said = host.expect_each("xivmcp", ["host: MCP endpoint ", "host: ready"], TIMEOUT_S)
-        url = said["host: MCP endpoint "].split(";")[0].split()[0]
-        token = (data / "token").read_text(encoding="utf-8").strip()
+        broker, bus = start_broker(children, TIMEOUT_S, "--data-dir", str(data), bus=free_endpoint(), quiet=True)
+        host, url = start_host(children, bus, data, TIMEOUT_S, "--test-clock", quiet=True)
+        token = wait_for_token(data, TIMEOUT_S)
         host_cpu = cpu_seconds(host.pid)
         started = time.perf_counter()
         plugins = [
@@ -202,8 +191,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     pairs = zip(rows, rows[1:], strict=False)
     per_tool = [(b["host_rss_mb"] - a["host_rss_mb"]) * 1024 / (b["tools"] - a["tools"]) for a, b in pairs]
     return {
-        "machine": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} cores",
+        "machine": machine(),
         "rows": rows,
         "growth": growth,
         "growth_target": TARGET_GROWTH,
@@ -212,18 +200,24 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+COLUMNS = (
+    ("plugins", Column("plugins", 7)),
+    ("tools", Column("tools", 6, gap=" ")),
+    ("registered_s", Column("registered s", 12, ".2f", gap=" ")),
+    ("tools_list_ms", Column("tools/list ms", 13, ".1f", gap=" ")),
+    ("search_tools_ms", Column("search ms", 9, ".2f", gap=" ")),
+    ("tools_call_ms", Column("call ms", 8, ".2f", gap=" ")),
+    ("list_changed_ms", Column("list_changed ms", 15, ".1f", gap=" ")),
+    ("host_rss_mb", Column("host MB", 8, ".1f", gap=" ")),
+    ("broker_rss_mb", Column("broker MB", 9, ".1f", gap=" ")),
+)
+"""The table: each row's figure under its column."""
+
+
 def render(summary: dict[str, Any]) -> str:
     out = [f"bench.scale on {summary['machine']} ({TOOLS_PER_PLUGIN} tools per plugin process)"]
-    head = (
-        f"  {'plugins':>7} {'tools':>6} {'registered s':>12} {'tools/list ms':>13} {'search ms':>9} "
-        f"{'call ms':>8} {'list_changed ms':>15} {'host MB':>8} {'broker MB':>9}"
-    )
-    out.append(head)
     out.extend(
-        f"  {r['plugins']:>7} {r['tools']:>6} {r['registered_s']:>12.2f} {r['tools_list_ms']:>13.1f} "
-        f"{r['search_tools_ms']:>9.2f} {r['tools_call_ms']:>8.2f} {r['list_changed_ms']:>15.1f} "
-        f"{r['host_rss_mb']:>8.1f} {r['broker_rss_mb']:>9.1f}"
-        for r in summary["rows"]
+        table([column for _, column in COLUMNS], [[r[key] for key, _ in COLUMNS] for r in summary["rows"]], indent="  ")
     )
     first, last = summary["rows"][0]["plugins"], summary["rows"][-1]["plugins"]
     for key, ratio in summary["growth"].items():

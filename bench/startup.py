@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import socket
 import statistics
 import tempfile
@@ -36,23 +35,14 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from ._mcp_client import initialize_request
 from ._proc import ROOT, Child, ChildError, project_env
+from ._report import machine
 
 MODULE = "bench.startup"
 TARGET_S = 0.8
 TIMEOUT_S = 30.0
-INITIALIZE = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "bench.startup", "version": "0"},
-        },
-    }
-).encode()
+INITIALIZE = initialize_request("bench.startup", "0")
 
 
 def _free_port() -> int:
@@ -152,8 +142,7 @@ def run(starts: int) -> dict[str, Any]:
         cached = [time_up(cached_env) for _ in range(starts)]
     mcp = statistics.median(u["mcp_s"] for u in cached)
     return {
-        "machine": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} cores",
+        "machine": machine(),
         "bytecode_forbidden": bool(os.environ.get("PYTHONDONTWRITEBYTECODE")),
         "project_modules_with_bytecode": _project_bytecode(),
         "starts": starts,
