@@ -1,6 +1,6 @@
-"""The command line the round-based benches share (bench.bus, bench.mcp): a child's hidden `--role`,
-the defaults `--quick` shortens, the subset of setups to run, and the exit codes: 0 when the run
-is done (a missed target is a figure, not a failure), 1 when a child failed, 2 for a bad argument.
+"""The command line the benches share: a child's hidden `--role`, the defaults `--quick` shortens,
+the subset of setups to run, and the exit codes: 0 when the run is done (a missed target is a
+figure, not a failure), 1 when a child failed, 2 for a bad argument.
 """
 
 from __future__ import annotations
