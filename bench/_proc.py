@@ -73,6 +73,7 @@ class Child:
         self.graceful = graceful
         self.quiet = quiet
         self.own_group = own_group
+        self._group_terminated = False
         group: dict[str, Any] = {}
         if own_group:
             if sys.platform == "win32":
@@ -183,14 +184,13 @@ class Child:
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """Ask (close stdin), then terminate, then kill; always wait for the process."""
         proc = self.proc
-        first_stop = proc.returncode is None  # not reaped yet: its process group is still its own
         if proc.stdin is not None:
             with contextlib.suppress(OSError):
                 proc.stdin.close()
         if self.graceful and proc.poll() is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout)
-        if self.own_group and first_stop:
+        if self.own_group and not self._group_terminated:
             self._terminate_group()  # even if the leader has exited: what it started may not have
         elif proc.poll() is None:
             proc.terminate()
@@ -205,6 +205,7 @@ class Child:
                 proc.stdout.close()
 
     def _terminate_group(self) -> None:
+        self._group_terminated = True  # once: later, its number may be another group's
         with contextlib.suppress(ProcessLookupError, OSError):
             if sys.platform == "win32":
                 self.proc.send_signal(signal.CTRL_BREAK_EVENT)
