@@ -73,8 +73,6 @@ from typing import Any, Final
 import anyio
 import anyio.to_thread
 
-if TYPE_CHECKING:
-    pass
 from ._cli import fill_defaults, refuse
 from ._job_batch import BATCH_LIMIT, CALL_LIMIT, Batch, BenchError, assistant_batch, checked, plugin_batch
 from ._proc import memory_mb, write_pid_files
