@@ -31,7 +31,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from gates.contract import (
-    CORE_TOOL_NAMES,
+    BUILTIN_TOOL_NAMES,
     NAME_PATTERN,
     DependencyDeclaration,
     DependencyEntry,
@@ -108,14 +108,14 @@ def _has(names: Iterable[str], plugin: str) -> bool:
 
 
 def parse_dependencies(
-    text: str | bytes, *, is_builtin: Callable[[str], bool] = CORE_TOOL_NAMES.__contains__
+    text: str | bytes, *, is_builtin: Callable[[str], bool] = BUILTIN_TOOL_NAMES.__contains__
 ) -> tuple[Dependency, ...]:
     """Decodes and validates a ``DeclareDependencies`` document."""
     return validate_dependencies(decode_dependency_declaration(text), is_builtin=is_builtin)
 
 
 def validate_dependencies(
-    declaration: DependencyDeclaration, *, is_builtin: Callable[[str], bool] = CORE_TOOL_NAMES.__contains__
+    declaration: DependencyDeclaration, *, is_builtin: Callable[[str], bool] = BUILTIN_TOOL_NAMES.__contains__
 ) -> tuple[Dependency, ...]:
     if len(declaration.tools) > MAX_DEPENDENCIES:
         raise DependencyError(
