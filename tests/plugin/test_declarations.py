@@ -170,7 +170,8 @@ def test_one_of_xiv_mcps_own_tool_names_is_refused() -> None:
             """Takes one."""
             return text
 
-    assert "'take_screenshot' is one of XIV MCP's own tools, which a plugin cannot register; prefix it" in refusal(declare)
+    expected = "'take_screenshot' is one of XIV MCP's own tools, which a plugin cannot register; prefix it"
+    assert expected in refusal(declare)
 
 
 def test_a_parameter_type_with_no_json_form_is_refused() -> None:
