@@ -14,7 +14,6 @@ Settings are kept by a `ModuleStore` (the policy database) before they take effe
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -137,11 +136,10 @@ class ModuleStore(Protocol):
 
 
 class Modules:
-    """The catalog of modules and the player's settings for them. Thread-safe."""
+    """The catalog of modules and the player's settings for them, on the event loop (see `Host`)."""
 
     def __init__(self, store: ModuleStore | None = None, modules: Iterable[Module] = MODULES) -> None:
         self._store = store
-        self._lock = threading.Lock()
         self._modules: dict[str, Module] = {}
         self._of_tool: dict[str, Module] = {}
         for module in modules:
@@ -167,21 +165,18 @@ class Modules:
         return self._of_tool.get(tool)
 
     def is_on(self, module_id: str) -> bool:
-        with self._lock:
-            return module_id not in self._settings.off
+        return module_id not in self._settings.off
 
     def mode(self, module: Module, access: Access) -> Mode:
         """The module's mode for reading or changes (deny for an access the module does not have)."""
         default = module.default(access)
         if default is None:
             return Mode.DENY
-        with self._lock:
-            return self._settings.modes.get((module.id, access), default)
+        return self._settings.modes.get((module.id, access), default)
 
     def tool_setting(self, tool: str) -> Mode | None:
         """The tool's own setting, or None when it follows its module."""
-        with self._lock:
-            return self._settings.tools.get(tool)
+        return self._settings.tools.get(tool)
 
     def tool_mode(self, tool: str, read_only: bool) -> Mode:
         """A tool's effective mode: its own setting, else its module's for its access."""
@@ -236,24 +231,22 @@ class Modules:
         if module.default(access) is None:
             raise SettingError(f"{module.title} ({module.id}) has no {access.value}: only {_has(module)}.")
         mode = _mode(mode_text)
-        with self._lock:
-            draft = _copy(self._settings)
-            if mode is None:
-                draft.modes.pop((module.id, access), None)
-            else:
-                draft.modes[(module.id, access)] = mode
-            self._commit(draft)
+        draft = _copy(self._settings)
+        if mode is None:
+            draft.modes.pop((module.id, access), None)
+        else:
+            draft.modes[(module.id, access)] = mode
+        self._commit(draft)
         return module
 
     def set_on(self, module_id: str, on: bool) -> Module:
         module = self._known(module_id)
-        with self._lock:
-            draft = _copy(self._settings)
-            if on:
-                draft.off.discard(module.id)
-            else:
-                draft.off.add(module.id)
-            self._commit(draft)
+        draft = _copy(self._settings)
+        if on:
+            draft.off.discard(module.id)
+        else:
+            draft.off.add(module.id)
+        self._commit(draft)
         return module
 
     def set_tool(self, tool: str, setting: str) -> Module:
@@ -263,13 +256,12 @@ class Modules:
             raise SettingError(f"{quote(tool)} is not one of XIV MCP's tools in a module; they are: {names}.")
         if setting not in TOOL_SETTINGS:
             raise SettingError(f"{quote(setting)} is not a tool setting: use group, allow, ask or deny.")
-        with self._lock:
-            draft = _copy(self._settings)
-            if setting == "group":
-                draft.tools.pop(tool, None)
-            else:
-                draft.tools[tool] = Mode(setting)
-            self._commit(draft)
+        draft = _copy(self._settings)
+        if setting == "group":
+            draft.tools.pop(tool, None)
+        else:
+            draft.tools[tool] = Mode(setting)
+        self._commit(draft)
         return module
 
     def cards(
@@ -308,8 +300,7 @@ class Modules:
         return cards
 
     def snapshot(self) -> ModuleSettings:
-        with self._lock:
-            return _copy(self._settings)
+        return _copy(self._settings)
 
     def _known(self, module_id: str) -> Module:
         module = self.find(module_id)
