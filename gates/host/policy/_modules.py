@@ -142,6 +142,9 @@ class Modules:
         self._store = store
         self._modules: dict[str, Module] = {}
         self._of_tool: dict[str, Module] = {}
+        self.version = 0
+        """Moves on with every module added and every change of the settings (what is offered of
+        XIV MCP's own tools depends on them, and on which integrations' plugins are loaded)."""
         for module in modules:
             self.add(module)
         self._settings = store.load_module_settings() if store is not None else ModuleSettings()
@@ -151,6 +154,7 @@ class Modules:
         self._modules[module.id] = module
         for tool in module.tools:
             self._of_tool[tool] = module
+        self.version += 1
 
     # --- reading -------------------------------------------------------------------------
 
@@ -317,6 +321,7 @@ class Modules:
         if self._store is not None:
             self._store.save_module_settings(draft)
         self._settings = draft
+        self.version += 1
 
 
 def _access(read_only: bool) -> Access:
