@@ -24,7 +24,6 @@ and without versions ``plugin_outdated`` is never reported.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -306,26 +305,24 @@ def _check_plugin_tool(
 
 
 class DependencyBook:
-    """Each plugin's current declaration. Declaring replaces; an empty declaration clears. Thread-safe."""
+    """Each plugin's current declaration. Declaring replaces; an empty declaration clears.
+
+    Like all of the host's state it belongs to the event loop (see `Host`): no lock."""
 
     def __init__(self) -> None:
         self._declared: dict[str, tuple[Dependency, ...]] = {}
-        self._lock = threading.Lock()
 
     def declare(self, owner: str, dependencies: Iterable[Dependency]) -> tuple[Dependency, ...]:
         declared = tuple(dependencies)
-        with self._lock:
-            if declared:
-                self._declared[owner] = declared
-            else:
-                self._declared.pop(owner, None)
+        if declared:
+            self._declared[owner] = declared
+        else:
+            self._declared.pop(owner, None)
         return declared
 
     def declared(self, owner: str) -> tuple[Dependency, ...]:
-        with self._lock:
-            return self._declared.get(owner, ())
+        return self._declared.get(owner, ())
 
     def forget(self, owner: str) -> None:
         """Drops a plugin's declaration (it unloaded: declarations go with their plugin)."""
-        with self._lock:
-            self._declared.pop(owner, None)
+        self._declared.pop(owner, None)

@@ -7,7 +7,7 @@ registry with their process) and the player has not set it, or one of its capabi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,18 @@ class OfferedTools:
         self._third_party: tuple[tuple[int, int], list[OfferedTool]] = ((-1, -1), [])
         """The third-party tools offered, and the registry's and the policies' versions they are
         for: a tools/list of 5,000 tools, page by page, would otherwise judge every tool each page."""
+
+    def stamp(self) -> Hashable:
+        """A value that changes whenever `all()` may: the registry, the player's decisions or the
+        modules changed, or a maintained integration's plugin came or went. Equal stamps, equal
+        lists: the MCP front builds its tools/list once per stamp, not once per request."""
+        versions = (self._registry.version, self._policies.version)
+        modules = self._modules
+        if modules is None:
+            return versions
+        connected = self._connected()
+        loaded = tuple(m.plugin in connected for m in modules.modules if m.plugin is not None)
+        return (*versions, modules.version, loaded)
 
     def all(self) -> list[OfferedTool]:
         """Core tools first, then the third-party tools that may run now."""
