@@ -68,7 +68,7 @@ class MemoryBroker:
     def _receive(self, identity: bytes, frame: bytes) -> None:
         self._deliver(self.router.handle(identity, [frame], self._clock()))
 
-    def _closed(self, identity: bytes) -> None:
+    def _disconnected(self, identity: bytes) -> None:
         del self._transports[identity]
         self._deliver(self.router.probe())
 
@@ -112,4 +112,4 @@ class _MemoryTransport:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._loop.call_soon(self._broker._closed, self._identity)
+            self._loop.call_soon(self._broker._disconnected, self._identity)

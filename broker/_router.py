@@ -102,18 +102,22 @@ class Router:
 
     def handle(self, identity: bytes, frames: Sequence[Frame], now: float) -> list[Outgoing]:
         """Process one received message (or batch of messages); never raises."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
         for msg in self._decode(identity, frames):
             try:
                 self._dispatch(identity, msg, now)
             except Exception:  # a bug must not take the bus down
                 log.exception("internal error while routing a message from %r", identity)
                 self._out.notice(identity, "IpcError", "The broker failed to handle that message; see its log.")
-        return self._out.take()
+        return sent
 
     def sweep(self, now: float) -> list[Outgoing]:
         """Remove peers not heard from within the timeout; forget contests nobody waits for."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
         self._liveness.sweep(now)
-        return self._out.take()
+        return sent
 
     def probe(self) -> list[Outgoing]:
         """A probe for every peer: the transport saw a connection close and cannot say whose."""
@@ -124,16 +128,20 @@ class Router:
 
         A probe that finds the connection gone removes its peer; a probe to a slow peer proves
         nothing (a blocked loop fills its queue) and is dropped. An Invoke fails its call."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
         if item.probe:
             self._liveness.unreachable(item, gone)
         elif item.call_id:
             self._calls.undeliverable(item, why)
-        return self._out.take()
+        return sent
 
     def shutdown(self) -> list[Outgoing]:
         """Fail every pending call: the broker is stopping."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
         self._calls.shutdown()
-        return self._out.take()
+        return sent
 
     # --- one message -----------------------------------------------------------------------
 

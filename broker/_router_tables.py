@@ -139,16 +139,13 @@ class PeerTable:
 
 
 class Outbox:
-    """The frames queued by what the router is handling; `take()` hands them to the transport."""
+    """The frames queued by what the router is handling, for the transport to send."""
 
     def __init__(self, incarnation: str) -> None:
         self.items: list[Outgoing] = []
-        """Appended to directly on the hot path (a call, a reply); else through the helpers."""
+        """A fresh list for each thing the router handles (it returns that list); appended to
+        directly on the hot path (a call, a reply), else through the helpers below."""
         self._incarnation = incarnation
-
-    def take(self) -> list[Outgoing]:
-        items, self.items = self.items, []
-        return items
 
     def send(self, identity: bytes, msg: w.ToPeer) -> None:
         self.items.append(Outgoing(identity, w.encode(msg)))
