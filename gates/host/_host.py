@@ -47,7 +47,7 @@ from .policy._report import PluginReports
 from .policy._state import HostState
 from .policy._store import PolicyDatabase
 from .tools._clickers import WindowTools
-from .tools._core_definitions import CORE_DEFINITIONS
+from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
 from .tools._core_tools import CoreTools, ProgressFn
 from .tools._game_tools import GameTools
 from .tools._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
@@ -93,7 +93,7 @@ class Host:
         self._db = PolicyDatabase.in_dir(config.data_dir)
         self.policies = Policies(self._db)
         self.modules = Modules(self._db, (*MODULES, *INTEGRATION_MODULES))
-        self.registry = ToolRegistry(core=CORE_DEFINITIONS)
+        self.registry = ToolRegistry(core=CORE_DEFINITIONS, yielding=SIMULATOR_TOOLS)
         tag = process_tag()  # B5: ids of this host process are never those of another
         self.approvals = Approvals(
             self.clock, audit=self.audit, tag=tag, max_pending_per_plugin=limits.max_pending_approvals

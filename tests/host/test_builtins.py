@@ -15,7 +15,7 @@ import pytest
 from gates.contract import BUILTIN_TOOLS, JobInfo, JobState, JobStep, StepState
 from gates.host import Host
 
-from ._system import WAIT, inprocess_host, plugin_peer, refused
+from ._system import WAIT, inprocess_host, ok, plugin_peer, refused
 
 pytestmark = pytest.mark.asyncio
 
@@ -85,3 +85,24 @@ async def test_f1_search_tools_finds_a_built_in_the_game_does_not_perform_marked
     ]
     assert offered.ok and [item["name"] for item in offered.result["items"]] == ["echo"]
     assert "simulated" not in offered.result["items"][0]
+
+
+async def test_f1_a_plugin_may_take_a_simulator_only_name_and_the_assistant_reaches_its_tool(tmp_path: Path) -> None:
+    async with (
+        inprocess_host(tmp_path, auto_enable=True) as (endpoint, host),
+        plugin_peer(endpoint, "EchoPlugin") as plugin,
+    ):
+        plugin.handlers["echo"] = lambda call_id, tool, args: _answer('{"result": "from the plugin"}')
+        reply = await plugin.register("echo", readOnly=True)
+        assert reply["name"] == "echo"
+        offered = [(t.toolset, t.definition.name) for t in host.offered.all() if t.definition.name == "echo"]
+        assert offered == [("EchoPlugin", "echo")]
+        outcome = await host.call_tool("echo", {"text": "hi"})
+        assert outcome.result == "from the plugin"
+        await ok(plugin.pi, "UnregisterAll", "EchoPlugin")
+        outcome = await host.call_tool("echo", {"text": "hi"})
+        assert outcome.result == "hi"  # the simulator's own echo is back
+
+
+async def _answer(reply: str) -> str:
+    return reply

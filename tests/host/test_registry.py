@@ -10,7 +10,7 @@ import anyio.lowlevel
 import pytest
 
 from gates.contract import HOST_NAME, NameTakenError, ToolDefinition
-from gates.host.policy._registry import RegistryChange, ToolRegistry
+from gates.host.policy._registry import RegisteredTool, RegistryChange, ToolRegistry
 
 
 def tool(name: str, *capabilities: str, description: str = "Does a thing.") -> ToolDefinition:
@@ -200,3 +200,20 @@ async def test_a2_when_two_plugins_race_for_one_name_exactly_one_wins() -> None:
     assert winner is not None
     assert len(refused) == 15 and winner.owner not in refused
     assert registry.version == 1
+
+
+def test_f1_a_simulator_only_tool_gives_way_to_a_plugin_and_comes_back_when_it_goes() -> None:
+    """The real host has no `echo`: a plugin may register it, and the simulator's own echo steps aside."""
+    echo = ToolDefinition(name="echo", description="XIV MCP's echo.", read_only=True)
+    registry = ToolRegistry([echo, tool("navigate_to", "move_character")], yielding={"echo"})
+    mine = ToolDefinition(name="echo", description="Mine.", read_only=True)
+    registry.register("P", mine)
+    assert registry.owner_of("echo") == "P" and registry.tools_of(HOST_NAME)[0].name == "navigate_to"
+    with pytest.raises(NameTakenError):
+        registry.register("Q", mine)  # taken by P now, as any plugin's name
+    with pytest.raises(NameTakenError):
+        registry.register("P", tool("navigate_to"))  # a core tool of the real host never yields
+    assert registry.unregister("P", "echo")
+    assert registry.get("echo") == RegisteredTool(HOST_NAME, echo)
+    registry.register("P", mine)
+    assert registry.unregister_all("P") == 1 and registry.owner_of("echo") == HOST_NAME

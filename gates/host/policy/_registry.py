@@ -1,7 +1,10 @@
 """The tool registry: every tool the host offers, by name, with the plugin that owns it (A2).
 
 Names are global: a name belongs to whoever registered it first, and only that owner can replace
-or remove it. XIV MCP's own tools are held under :data:`~gates.contract.HOST_NAME`. The registry
+or remove it. XIV MCP's own tools are held under :data:`~gates.contract.HOST_NAME`. The few tools
+this simulator adds that the real host does not have (`yielding`: echo, search_tools, ...) give
+way to a plugin that registers the name, as the real host would let it, and come back when that
+plugin's tool goes. The registry
 does not validate definitions (see `gates.contract.validate_tool_definition`); it only keeps ownership straight.
 
 It is safe under concurrency as the host has it (A2): registrations arrive from many peers at
@@ -16,7 +19,7 @@ read the registry.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from gates.contract import HOST_NAME, NameTakenError, ToolDefinition
@@ -53,8 +56,17 @@ ChangeCallback = Callable[[RegistryChange], None]
 
 
 class ToolRegistry:
-    def __init__(self, core: Iterable[ToolDefinition] = (), *, core_owner: str = HOST_NAME) -> None:
+    def __init__(
+        self,
+        core: Iterable[ToolDefinition] = (),
+        *,
+        core_owner: str = HOST_NAME,
+        yielding: Collection[str] = (),
+    ) -> None:
         self._core_owner = core_owner
+        self._yielding = frozenset(yielding)
+        self._shadowed: dict[str, RegisteredTool] = {}
+        """Core tools a plugin took the name of, to restore when its tool goes."""
         self._tools: dict[str, RegisteredTool] = {}
         self._by_owner: dict[str, dict[str, RegisteredTool]] = {}
         """Each owner's tools, in the order first registered: a change costs work in proportion
@@ -120,6 +132,10 @@ class ToolRegistry:
         """
         tool = RegisteredTool(owner, definition)
         existing = self._tools.get(definition.name)
+        if existing is not None and existing.owner == self._core_owner and definition.name in self._yielding:
+            self._shadowed[definition.name] = existing
+            self._drop(existing)
+            existing = None
         if existing is not None and existing.owner != owner:
             raise NameTakenError(definition.name, by_xivmcp=existing.owner == self._core_owner)
         if existing == tool:
@@ -138,11 +154,8 @@ class ToolRegistry:
         existing = self._tools.get(name)
         if existing is None or existing.owner != owner:
             return False
-        del self._tools[name]
-        own = self._by_owner[owner]
-        del own[name]
-        if not own:
-            del self._by_owner[owner]
+        self._drop(existing)
+        self._restore((name,))
         change = self._bump(owner, removed=(name,))
         self._listeners.emit(change)
         return True
@@ -154,9 +167,24 @@ class ToolRegistry:
             return 0
         for name in names:
             del self._tools[name]
+        self._restore(names)
         change = self._bump(owner, removed=names)
         self._listeners.emit(change)
         return len(names)
+
+    def _drop(self, tool: RegisteredTool) -> None:
+        del self._tools[tool.name]
+        own = self._by_owner[tool.owner]
+        del own[tool.name]
+        if not own:
+            del self._by_owner[tool.owner]
+
+    def _restore(self, names: Iterable[str]) -> None:
+        """A core tool a plugin had taken the name of is XIV MCP's again."""
+        for name in names:
+            if (core := self._shadowed.pop(name, None)) is not None:
+                self._tools[name] = core
+                self._by_owner.setdefault(core.owner, {})[name] = core
 
     def _bump(
         self,

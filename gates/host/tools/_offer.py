@@ -76,11 +76,14 @@ class OfferedTools:
         """XIV MCP's own tools that are offered now: not those of a module turned off, nor a
         maintained integration's while its plugin is not loaded (A5, W7)."""
         modules = self._modules
+        registry = self._registry
+        # a simulator-only tool whose name a plugin took is that plugin's now (the registry says whose)
+        mine = [tool for tool in _CORE if registry.owner_of(tool.definition.name) == HOST_NAME]
         if modules is None:
-            return list(_CORE)
+            return mine
         connected: Collection[str] | None = None
         offered = []
-        for tool in _CORE:
+        for tool in mine:
             module = modules.module_of(tool.definition.name)
             if module is not None:
                 if not modules.is_on(module.id):
