@@ -503,7 +503,7 @@ async def test_g6_each_entry_reports_state_message_and_install(tmp_path: Path) -
         assert navigate["message"].startswith("Ready.")
         assert [i["plugin"] for i in navigate["install"]] == ["vnavmesh", "Lifestream"]
         assert all(i["needed"] is False and i["without"] for i in navigate["install"])
-        assert (announce["plugin"], announce["state"]) == ("OtherPlugin", "plugin_not_loaded")
+        assert (announce["plugin"], announce["state"]) == ("OtherPlugin", "plugin_missing")  # never installed (F2)
         assert announce["install"][0]["repo"] == "https://example.com/repo.json"
         # a built-in that cannot run without its plugin
         assert duty["state"] == "needs_plugin"
@@ -514,7 +514,7 @@ async def test_g6_another_plugins_tool_is_ok_once_its_plugin_is_connected_regist
     tmp_path: Path,
 ) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
-        assert (await declare(pi, other_plugin_tool()))[0]["state"] == "plugin_not_loaded"
+        assert (await declare(pi, other_plugin_tool()))[0]["state"] == "plugin_missing"
         async with broker.connect(endpoint, "OtherPlugin") as other:
             assert (await declare(pi, other_plugin_tool()))[0]["state"] == "tool_missing"
             await ok(other, "RegisterTool", "OtherPlugin", tool("otherplugin_announce", capabilities=["chat_send"]))
