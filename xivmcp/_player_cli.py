@@ -18,8 +18,7 @@ import msgspec
 
 from broker import PluginInterface, connect
 from game import GameClient, GameError
-from gates.host import PluginsReport
-from gates.player import PLAYER_HELLO_GATE, PLAYER_KEY_FILE, NotYourHostError, PlayerClient
+from gates.player import PLAYER_HELLO_GATE, PLAYER_KEY_FILE, NotYourHostError, PlayerClient, PluginsReport
 
 from ._common import cli_peer_name, print_err, run_async
 

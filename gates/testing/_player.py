@@ -25,8 +25,8 @@ import msgspec
 from broker import PluginInterface
 from game import GameClient, GameError
 from gates.contract import JobInfo
-from gates.host import AuditEntry, PluginCard, PluginsReport
-from gates.player import PlayerClient
+from gates.host import AuditEntry
+from gates.player import PlayerClient, PluginCard, PluginsReport
 
 from ._link import DIRECT, Link, bounded
 from ._player_results import (

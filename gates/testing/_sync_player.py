@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from gates.contract import JobInfo
-from gates.host import AuditEntry, PluginCard, PluginsReport
+from gates.host import AuditEntry
+from gates.player import PluginCard, PluginsReport
 
 from ._link import KitLoop
 from ._player import WAIT, Player
