@@ -11,7 +11,7 @@ returns {"ok": true}. The baseline (direct calls) and the jobs are measured in t
 same system, one after the other. What each figure includes:
 
 * `direct_calls_per_s`: `--calls` sequential calls (after `--warmup`) by the driver, a bus peer of its
-  own, through the player's gate: `PlayerClient.command("call", tool="benchjobs_ping")`, the path of
+  own, through the player's gate: `PlayerClient.send(CallTool(tool="benchjobs_ping"))`, the path of
   `xivmcp call` and the closest one to a step from outside the host. Each call is two round trips
   driver <-> host (`XivMcp.PlayerHello` for the challenge's nonce, then `XivMcp.Player` with its HMAC,
   which runs `CallPath.call_tool`: the player's settings, then the plugin's Invoke, a round trip
@@ -306,7 +306,7 @@ def _checked(batch: Batch, what: str) -> Batch:
 
 async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
     import broker
-    from gates.player import PLAYER_HELLO_GATE, PlayerClient
+    from gates.player import PLAYER_HELLO_GATE, CallTool, PlayerClient, PlayerError
     from gates.testing import Process, XivMcpSystem
 
     with XivMcpSystem(root, "--auto-enable", "--test-clock", "--no-mcp") as system:
@@ -336,10 +336,13 @@ async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
             await proc.expect(f"{PLUGIN}: registered", REGISTER_LIMIT)
 
             async def call() -> None:
-                with anyio.fail_after(CALL_LIMIT):
-                    reply = await player.command("call", tool=TOOL, arguments={})
-                if not reply.get("ok") or reply.get("isError") or reply.get("result") != PING_RESULT:
-                    raise BenchError(f"call {TOOL}: {json.dumps(reply)[:300]}")
+                try:
+                    with anyio.fail_after(CALL_LIMIT):
+                        reply = await player.send(CallTool(tool=TOOL))
+                except PlayerError as exc:
+                    raise BenchError(f"call {TOOL}: {exc.message[:300]}") from None
+                if reply.is_error or reply.result != PING_RESULT:
+                    raise BenchError(f"call {TOOL}: {(reply.error or repr(reply.result))[:300]}")
 
             _say(f"direct calls: {args.warmup} warm-up, {args.calls} timed …")
             for _ in range(args.warmup):
@@ -400,29 +403,42 @@ async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
 async def assistant_batch(player: PlayerClient, args: argparse.Namespace) -> Batch:
     """`--jobs` jobs started with the player's `call start_job`, polled with its `job` command."""
 
-    async def command(cmd: str, **fields: Any) -> dict[str, Any]:
-        with anyio.fail_after(CALL_LIMIT):
-            reply: dict[str, Any] = await player.command(cmd, **fields)
-        if not reply.get("ok") or reply.get("isError"):
-            raise BenchError(f"{cmd} {json.dumps(fields)[:100]}: {json.dumps(reply)[:300]}")
-        return reply
+    from gates.contract import JobInfo
+    from gates.player import CallTool, PlayerError, ShowJob
+
+    async def call(arguments: dict[str, Any]) -> Any:
+        try:
+            with anyio.fail_after(CALL_LIMIT):
+                reply = await player.send(CallTool(tool="start_job", arguments=arguments))
+        except PlayerError as exc:
+            raise BenchError(f"call start_job: {exc.message[:300]}") from None
+        if reply.is_error:
+            raise BenchError(f"call start_job {json.dumps(arguments)[:100]}: {str(reply.error)[:300]}")
+        return reply.result
+
+    async def job_of(job_id: str) -> JobInfo:
+        try:
+            with anyio.fail_after(CALL_LIMIT):
+                return (await player.send(ShowJob(id=job_id, log_lines=0))).job
+        except PlayerError as exc:
+            raise BenchError(f"job {job_id}: {exc.message[:300]}") from None
 
     async def start(index: int) -> str:
-        reply = await command("call", tool="start_job", arguments=job_document("assistant", index, args.steps))
-        return str(reply["result"]["started"]["id"])
+        result = await call(job_document("assistant", index, args.steps))
+        return str(result["started"]["id"])
 
     async def state(job_id: str) -> tuple[str, str | None]:
-        job = (await command("job", id=job_id, logLines=0))["job"]
-        return str(job["state"]), job.get("finished")
+        job = await job_of(job_id)
+        return job.state.value, job.finished
 
     batch = Batch(jobs=args.jobs, steps=args.steps)
     ids = await run_batch(start, state, batch, in_flight=args.in_flight, poll=args.poll)
     for job_id in ids:  # after the clock: every job completed, every step done with the tool's result
-        job = (await command("job", id=job_id, logLines=0))["job"]
-        steps = job["steps"]
-        if job["state"] != "completed" or len(steps) != args.steps:
-            batch.problem = batch.problem or f"{job_id} is {job['state']}: {job.get('message')}"
-        elif any(s["state"] != "done" or s["result"] != PING_RESULT for s in steps):
+        job = await job_of(job_id)
+        steps = job.steps
+        if job.state != "completed" or len(steps) != args.steps:
+            batch.problem = batch.problem or f"{job_id} is {job.state}: {job.message}"
+        elif any(s.state != "done" or s.result != PING_RESULT for s in steps):
             batch.problem = batch.problem or f"{job_id} completed, but: {steps[:2]}"
         else:
             batch.verified += 1
