@@ -192,7 +192,7 @@ def test_a_tool_seen_long_running_has_its_later_calls_cancelled_soon_and_not_cal
     import anyio
 
     from gates.checking._report import CheckReport as Report
-    from gates.checking._run import CheckOptions, _Run
+    from gates.checking._run import CheckOptions, _CheckRun
 
     asked: list[bool] = []
 
@@ -208,7 +208,7 @@ def test_a_tool_seen_long_running_has_its_later_calls_cancelled_soon_and_not_cal
         async def card(self, plugin: str) -> None:
             return None
 
-    run = _Run(Session(), "Farmer", CheckOptions(examples=3), Report(target="farmer", plugin="Farmer"))  # type: ignore[arg-type]
+    run = _CheckRun(Session(), "Farmer", CheckOptions(examples=3), Report(target="farmer", plugin="Farmer"))  # type: ignore[arg-type]
     schema = {"type": "object", "properties": {"kills": {"type": "integer", "minimum": 1, "maximum": 99}}}
     tool = OfferedDefinition(name="farmer_farm", description="Farms. Returns the kills.", input_schema=schema)
     anyio.run(run.check_tool, tool)
