@@ -15,9 +15,8 @@ travels, and a process that merely took the name `XivMcp` gets nothing and is na
 from __future__ import annotations
 
 import hmac
-import json
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import msgspec
 
@@ -81,21 +80,6 @@ class PlayerClient:
         except HostReplyError as exc:
             raise PlayerError(command.cli_name(), str(exc)) from None
         return cast(R, reply)  # `reply_type` is the R of the command's class (`Command.__init_subclass__`)
-
-    async def command(self, cmd: str, **fields: Any) -> dict[str, Any]:
-        """Transitional: one command as a dict (callers move to `send`)."""
-        nonce = await self._challenge()
-        command_json = json.dumps({"cmd": cmd, **fields})
-        auth = encode_json(PlayerAuth(nonce=nonce, mac=player_mac(self._key, nonce, command_json)))
-        text = await self._pi.get_ipc_subscriber(PLAYER_GATE).invoke_func(auth, command_json)
-        reply: dict[str, Any] = json.loads(text)
-        return reply
-
-    async def enable(self, plugin: str, digest: str | None = None, *, cmd: str = "enable") -> dict[str, Any]:
-        """Transitional."""
-        if digest is None:
-            digest = await self.digest(plugin)
-        return await self.command(cmd, plugin=plugin, digest=digest)
 
     async def digest(self, plugin: str) -> str:
         """The digest of the registration the player would decide on now ("" for an unknown plugin):
