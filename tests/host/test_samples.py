@@ -443,9 +443,7 @@ async def test_g8_j3_the_caller_giving_up_on_a_direct_call_sends_cancel_to_the_p
     assert await samples.raw.expect("RawPlugin: finished") == f"RawPlugin: finished {call_id}: accepted"
     async with desk(samples) as d:
         calls = await audited_calls(d.player, "RawPlugin", call_id)
-    assert [(c.tool, c.details["ok"], c.details["error"]) for c in calls] == [
-        ("rawplugin_slow", False, "Cancelled.")
-    ]
+    assert [(c.tool, c.details["ok"], c.details["error"]) for c in calls] == [("rawplugin_slow", False, "Cancelled.")]
 
 
 async def test_g8_a_plugin_that_ignores_cancel_is_waited_for_two_minutes_then_no_longer(samples: Samples) -> None:
