@@ -177,7 +177,8 @@ class PlayerDesk:
                 await self._approval_asked.wait()
 
     async def _answer(self, command: PlayerCommand) -> msgspec.Struct:
-        """The reply to one command: each has its method, which returns the command's reply type."""
+        """The reply to one command, of the command's reply type: a decision about a plugin is the
+        player's action itself (`PlayerActions`), anything else a method of the desk."""
         match command:
             case ListPlugins():
                 return self._plugins(command)

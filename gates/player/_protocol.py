@@ -81,6 +81,7 @@ class Command(Wire, Generic[R], kw_only=True, tag_field="cmd", forbid_unknown_fi
 
     def __init_subclass__(cls, **options: Any) -> None:
         super().__init_subclass__(**options)
+        # The reply is read from the generic base, so each command names it once (and mypy sees it).
         replies = [arg for base in cls.__dict__.get("__orig_bases__", ()) for arg in get_args(base)]
         if replies and isinstance(replies[0], type):
             cls.reply_type = replies[0]

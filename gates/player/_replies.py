@@ -2,7 +2,7 @@
 
 The host's desk returns these and `PlayerClient.send` decodes them, so a field renamed on one
 side is renamed on the other, and a reply that lost a field fails where it is decoded. The
-window's panels (plugins, modules) are in `_cards`; `show_job` answers the contract's `JobReply`.
+window's panels (plugins, modules) are in `_cards`; `ShowJob` answers the contract's `JobReply`.
 Fields the player does not read are still sent: `--json` prints the whole reply.
 """
 
