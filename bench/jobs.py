@@ -29,12 +29,8 @@ same system, one after the other. What each figure includes:
   job's next step; steps of different jobs (read-only tools) run concurrently. Completion is seen by
   polling `XivMcp.GetJob` for the oldest job not yet seen finished (at once again when it has, else
   after `--poll` s; the host's `finished` stamps give the same span without that granularity, shown
-  beside it). After the clock stops, a `GetJob` of each job checks that it completed with every
-  step done and its result {"ok": true}. Not `XivMcp.ListJobs`: it answers with every job's whole
-  document (about 3.7 KB for a job of 10 steps, with its log), which would load the host being
-  measured if polled, and cannot be sent at all past a few hundred jobs: over the bus's 1 MiB
-  payload (~280 such jobs) the broker refuses it, and over its 2 MiB frame (~570 jobs) the host's
-  own bus connection is dropped.
+  beside it; why not `XivMcp.ListJobs`: `bench/_job_batch.py`). After the clock stops, a `GetJob` of
+  each job checks that it completed with every step done and its result {"ok": true}.
 * `steps_per_s_100`: the first batch, 100 jobs x `--steps`, the same way (it also warms the runner).
 * `steps_per_s_assistant`: `--jobs` jobs started as the assistant would, with the player's
   `call start_job` (`--in-flight` at once, each with its challenge), polled with the player's `job`
@@ -64,25 +60,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import secrets
 import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import anyio
 import anyio.to_thread
 
-if TYPE_CHECKING:
-    from gates.player import PlayerClient
+from ._cli import fill_defaults, refuse
+from ._job_batch import BATCH_LIMIT, CALL_LIMIT, Batch, BenchError, assistant_batch, checked, plugin_batch
+from ._proc import memory_mb, write_pid_files
+from ._report import environment, environment_line, rounded, say
 
 MODULE: Final = "bench.jobs"
 PLUGIN: Final = "BenchJobs"
@@ -95,113 +89,13 @@ RSS_TARGET: Final = 1.5
 """Peak RSS after the timed batch over peak RSS after the first 100 jobs, at most."""
 FIRST_JOBS: Final = 100
 
-CALL_LIMIT: Final = 30.0
-"""Seconds one direct call or gate call may take."""
-BATCH_LIMIT: Final = 900.0
-"""Seconds a batch of jobs may take, start to last completion."""
 REGISTER_LIMIT: Final = 30.0
-FINISHED: Final = frozenset({"completed", "failed", "cancelled", "pending", "paused"})
-"""States a job of this benchmark does not leave by itself (all but completed are failures here)."""
-
-
-class BenchError(RuntimeError):
-    """Something answered, but not what a working system answers."""
-
-
-@dataclass
-class Batch:
-    """One batch of jobs, as timed by whoever started them."""
-
-    jobs: int
-    steps: int
-    seconds: float = 0.0
-    """First start to the last job seen finished."""
-    start_seconds: float = 0.0
-    """First start to the last start acknowledged."""
-    stamped_seconds: float | None = None
-    """First start to the latest `finished` stamp of the batch's jobs (the host's, in ms): the
-    same span without the polling's granularity."""
-    polls: int = 0
-    states: dict[str, int] = field(default_factory=dict)
-    verified: int = 0
-    """Jobs checked afterwards: completed, every step done with the tool's result."""
-    problem: str | None = None
-
-    @property
-    def steps_per_s(self) -> float:
-        return self.jobs * self.steps / self.seconds if self.seconds > 0 else 0.0
-
-
-async def run_batch(
-    start: Callable[[int], Awaitable[str]],
-    state: Callable[[str], Awaitable[tuple[str, str | None]]],
-    batch: Batch,
-    *,
-    in_flight: int,
-    poll: float,
-) -> list[str]:
-    """Start `batch.jobs` jobs (`in_flight` at once) and wait until each is finished; their ids in order.
-
-    `state(id)` is a job's state and its `finished` stamp. The watcher follows the oldest job not
-    yet seen finished: one poll at a time, none while the next job's start is not acknowledged yet
-    (an event, not a sleep)."""
-    n = batch.jobs
-    ids = [""] * n
-    acknowledged = [anyio.Event() for _ in range(n)]
-    next_index = 0
-    done_starting = 0
-    states: Counter[str] = Counter()
-    last_finished: datetime | None = None
-    began_at = datetime.now(UTC)
-    began = time.perf_counter()
-
-    async def starter() -> None:
-        nonlocal next_index, done_starting
-        while next_index < n:
-            index = next_index
-            next_index += 1
-            ids[index] = await start(index)
-            acknowledged[index].set()
-            done_starting += 1
-            if done_starting == n:
-                batch.start_seconds = time.perf_counter() - began
-
-    async def watcher() -> None:
-        nonlocal last_finished
-        for index in range(n):
-            await acknowledged[index].wait()
-            while True:
-                batch.polls += 1
-                now, finished = await state(ids[index])
-                if now in FINISHED:
-                    states[now] += 1
-                    if finished:
-                        moment = datetime.fromisoformat(finished.replace("Z", "+00:00"))
-                        last_finished = moment if last_finished is None else max(moment, last_finished)
-                    break
-                await anyio.sleep(poll)
-        batch.seconds = time.perf_counter() - began
-
-    with anyio.fail_after(BATCH_LIMIT):
-        async with anyio.create_task_group() as tg:
-            for _ in range(min(in_flight, n)):
-                tg.start_soon(starter)
-            tg.start_soon(watcher)
-    batch.states = dict(states)
-    if last_finished is not None:
-        batch.stamped_seconds = (last_finished - began_at).total_seconds()
-    return ids
-
-
-def job_document(label: str, index: int, steps: int) -> dict[str, Any]:
-    return {"name": f"bench {label} {index}", "steps": [{"tool": TOOL} for _ in range(steps)]}
 
 
 # --------------------------------------------------------------------------- the plugin process
 
 
 async def plugin_main(args: argparse.Namespace) -> None:
-    from gates.contract import JobStep
     from gates.plugin import ToolDefinition, XivMcpClient
 
     def ping(_: dict[str, Any]) -> dict[str, Any]:
@@ -213,52 +107,15 @@ async def plugin_main(args: argparse.Namespace) -> None:
             await mcp.wait_registered()
         print(f"{PLUGIN}: registered", flush=True)
         if args.start_jobs:
-            steps = [JobStep(tool=TOOL) for _ in range(args.steps)]
-
-            async def start(index: int) -> str:
-                with anyio.fail_after(CALL_LIMIT):
-                    job = await mcp.start_job(f"bench {args.label} {index}", *steps)
-                return job.id
-
-            async def state(job_id: str) -> tuple[str, str | None]:
-                with anyio.fail_after(CALL_LIMIT):
-                    job = await mcp.get_job(job_id)
-                return job.state.value, job.finished
-
-            batch = Batch(jobs=args.start_jobs, steps=args.steps)
-            ids = await run_batch(start, state, batch, in_flight=args.in_flight, poll=args.poll)
-            for job_id in ids:
-                with anyio.fail_after(CALL_LIMIT):
-                    job = await mcp.get_job(job_id)
-                if job.state.value != "completed":
-                    problem = f"{job_id} is {job.state.value}: {job.message}"
-                elif len(job.steps) != args.steps or any(
-                    s.state.value != "done" or s.result != PING_RESULT for s in job.steps
-                ):
-                    problem = f"{job_id} completed, but not every step is done with {PING_RESULT}: {job.steps[:2]}"
-                else:
-                    batch.verified += 1
-                    continue
-                batch.problem = batch.problem or problem
+            batch = await plugin_batch(
+                mcp, TOOL, PING_RESULT, label=args.label, jobs=args.start_jobs, steps=args.steps,
+                in_flight=args.in_flight, poll=args.poll,
+            )  # fmt: skip
             print("result", json.dumps(asdict(batch)), flush=True)
         await anyio.sleep_forever()
 
 
 # --------------------------------------------------------------------------- the driver
-
-
-def host_memory_mb(pid: int) -> tuple[float | None, float | None]:
-    """(VmHWM, VmRSS) of a process in MB, from /proc (None, None off Linux)."""
-    try:
-        text = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
-    except OSError:
-        return None, None
-    values: dict[str, float] = {}
-    for line in text.splitlines():
-        key, _, rest = line.partition(":")
-        if key in ("VmHWM", "VmRSS"):
-            values[key] = int(rest.split()[0]) / 1024  # kB
-    return values.get("VmHWM"), values.get("VmRSS")
 
 
 @dataclass
@@ -288,22 +145,6 @@ class Report:
     seconds: float = 0.0
 
 
-def _write_pids(folder: str, pids: dict[str, int]) -> None:
-    os.makedirs(folder, exist_ok=True)
-    for name, pid in pids.items():
-        Path(folder, f"{name}.pid").write_text(f"{pid}\n", encoding="ascii")
-
-
-def _say(text: str) -> None:
-    print(f"bench: {text}", file=sys.stderr, flush=True)
-
-
-def _checked(batch: Batch, what: str) -> Batch:
-    if batch.problem is not None or batch.verified != batch.jobs:
-        raise BenchError(f"{what}: {batch.verified} of {batch.jobs} jobs verified; {batch.problem}")
-    return batch
-
-
 async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
     import broker
     from gates.player import PLAYER_HELLO_GATE, CallTool, PlayerClient, PlayerError
@@ -314,7 +155,7 @@ async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
         assert system.host is not None and system.broker is not None
         host_pid = system.host.pid
         if args.pid_dir:
-            _write_pids(args.pid_dir, {"host": system.host.pid, "broker": system.broker.pid})
+            write_pid_files(args.pid_dir, {"host": system.host.pid, "broker": system.broker.pid})
 
         def plugin(*extra: str) -> Process:
             return system.start_plugin(MODULE, "--role", "plugin", *extra, name=PLUGIN)
@@ -326,7 +167,7 @@ async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
             )  # fmt: skip
             await proc.expect(f"{PLUGIN}: registered", REGISTER_LIMIT)
             line = await proc.expect("result ", BATCH_LIMIT)
-            return proc, _checked(Batch(**json.loads(line.partition(" ")[2])), f"batch {label}")
+            return proc, checked(Batch(**json.loads(line.partition(" ")[2])), f"batch {label}")
 
         async with broker.connect(system.endpoint, "BenchJobsDriver") as pi:
             player = PlayerClient.for_data_dir(pi, system.data_dir)
@@ -344,7 +185,7 @@ async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
                 if reply.is_error or reply.result != PING_RESULT:
                     raise BenchError(f"call {TOOL}: {(reply.error or repr(reply.result))[:300]}")
 
-            _say(f"direct calls: {args.warmup} warm-up, {args.calls} timed …")
+            say(f"direct calls: {args.warmup} warm-up, {args.calls} timed …")
             for _ in range(args.warmup):
                 await call()
             times: list[float] = []
@@ -371,78 +212,37 @@ async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
             await anyio.to_thread.run_sync(proc.stop)
 
             # 2. the first 100 jobs (warm-up of the runner), then the host's memory
-            _say(f"jobs: {FIRST_JOBS} x {args.steps} steps via XivMcp.StartJob …")
+            say(f"jobs: {FIRST_JOBS} x {args.steps} steps via XivMcp.StartJob …")
             proc, first = await batch_child("first", FIRST_JOBS)
             report.batches["first"] = asdict(first)
             report.steps_per_s_100 = first.steps_per_s
-            report.rss_100_jobs_mb, report.rss_now_100_jobs_mb = host_memory_mb(host_pid)
+            report.rss_100_jobs_mb, report.rss_now_100_jobs_mb = memory_mb(host_pid)
             report.finished_jobs_at_rss.append(FIRST_JOBS)
             await anyio.to_thread.run_sync(proc.stop)
 
             # 3. the timed batch, then the host's memory again
-            _say(f"jobs: {args.jobs:,} x {args.steps} steps via XivMcp.StartJob …")
+            say(f"jobs: {args.jobs:,} x {args.steps} steps via XivMcp.StartJob …")
             proc, timed = await batch_child("timed", args.jobs)
             report.batches["timed"] = asdict(timed)
             report.steps_per_s = timed.steps_per_s
-            report.rss_1000_jobs_mb, report.rss_now_1000_jobs_mb = host_memory_mb(host_pid)
+            report.rss_1000_jobs_mb, report.rss_now_1000_jobs_mb = memory_mb(host_pid)
             report.finished_jobs_at_rss.append(FIRST_JOBS + args.jobs)
 
             # 4. the same batch started by the assistant (the player's `call start_job`); proc serves
             if args.assistant:
-                _say(f"jobs: {args.jobs:,} x {args.steps} steps via the player's call start_job …")
-                report.batches["assistant"] = asdict(await assistant_batch(player, args))
-                report.steps_per_s_assistant = Batch(**report.batches["assistant"]).steps_per_s
+                say(f"jobs: {args.jobs:,} x {args.steps} steps via the player's call start_job …")
+                assistant = await assistant_batch(
+                    player, TOOL, PING_RESULT, jobs=args.jobs, steps=args.steps, in_flight=args.in_flight,
+                    poll=args.poll,
+                )  # fmt: skip
+                report.batches["assistant"] = asdict(assistant)
+                report.steps_per_s_assistant = assistant.steps_per_s
 
     report.ratio = report.steps_per_s / report.direct_calls_per_s
     report.ratio_ok = report.ratio >= RATIO_TARGET
     if report.rss_100_jobs_mb and report.rss_1000_jobs_mb is not None:
         report.rss_ratio = report.rss_1000_jobs_mb / report.rss_100_jobs_mb
         report.rss_ok = report.rss_ratio <= RSS_TARGET
-
-
-async def assistant_batch(player: PlayerClient, args: argparse.Namespace) -> Batch:
-    """`--jobs` jobs started with the player's `call start_job`, polled with its `job` command."""
-
-    from gates.contract import JobInfo
-    from gates.player import CallTool, PlayerError, ShowJob
-
-    async def call(arguments: dict[str, Any]) -> Any:
-        try:
-            with anyio.fail_after(CALL_LIMIT):
-                reply = await player.send(CallTool(tool="start_job", arguments=arguments))
-        except PlayerError as exc:
-            raise BenchError(f"call start_job: {exc.message[:300]}") from None
-        if reply.is_error:
-            raise BenchError(f"call start_job {json.dumps(arguments)[:100]}: {str(reply.error)[:300]}")
-        return reply.result
-
-    async def job_of(job_id: str) -> JobInfo:
-        try:
-            with anyio.fail_after(CALL_LIMIT):
-                return (await player.send(ShowJob(id=job_id, log_lines=0))).job
-        except PlayerError as exc:
-            raise BenchError(f"job {job_id}: {exc.message[:300]}") from None
-
-    async def start(index: int) -> str:
-        result = await call(job_document("assistant", index, args.steps))
-        return str(result["started"]["id"])
-
-    async def state(job_id: str) -> tuple[str, str | None]:
-        job = await job_of(job_id)
-        return job.state.value, job.finished
-
-    batch = Batch(jobs=args.jobs, steps=args.steps)
-    ids = await run_batch(start, state, batch, in_flight=args.in_flight, poll=args.poll)
-    for job_id in ids:  # after the clock: every job completed, every step done with the tool's result
-        job = await job_of(job_id)
-        steps = job.steps
-        if job.state != "completed" or len(steps) != args.steps:
-            batch.problem = batch.problem or f"{job_id} is {job.state}: {job.message}"
-        elif any(s.state != "done" or s.result != PING_RESULT for s in steps):
-            batch.problem = batch.problem or f"{job_id} completed, but: {steps[:2]}"
-        else:
-            batch.verified += 1
-    return _checked(batch, "assistant batch")
 
 
 # --------------------------------------------------------------------------- output
@@ -500,7 +300,7 @@ def render(r: Report) -> str:
     lines = [
         f"jobs benchmark: a quick read-only tool ({TOOL}); broker, host and plugin as processes; "
         f"{r.in_flight} job starts in flight",
-        f"python {cfg['python']}, {cfg['cpus']} CPUs, {cfg['platform']}",
+        environment_line(cfg),
         "",
         *(f"{label:<{width}}  {value:>8}   {note}" for label, value, note in rows),
         "",
@@ -522,17 +322,6 @@ def render(r: Report) -> str:
         f"(run took {r.seconds:.1f} s)",
     ]
     return "\n".join(lines)
-
-
-def _rounded(value: Any) -> Any:
-    """Floats to 3 decimals, all the way down."""
-    if isinstance(value, float):
-        return round(value, 3)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -570,23 +359,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:  # the driver's stop: leave the bus at once
             pass
         return 0
-    quick = args.quick
-    args.calls = args.calls if args.calls is not None else (200 if quick else 1000)
-    args.warmup = args.warmup if args.warmup is not None else (50 if quick else 100)
-    args.jobs = args.jobs if args.jobs is not None else (100 if quick else 1000)
+    fill_defaults(args, calls=(200, 1000), warmup=(50, 100), jobs=(100, 1000))
     if min(args.calls, args.jobs, args.steps, args.in_flight) < 1 or args.warmup < 0 or not args.poll > 0:
-        print(
-            "bench: --calls, --jobs, --steps and --in-flight must be >= 1, --warmup >= 0, --poll > 0", file=sys.stderr
-        )
-        return 2
+        return refuse("--calls, --jobs, --steps and --in-flight must be >= 1, --warmup >= 0, --poll > 0")
     report = Report(calls=args.calls, jobs=args.jobs, steps=args.steps, in_flight=args.in_flight)
-    report.config = {
-        "warmup": args.warmup,
-        "poll_s": args.poll,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-    }
+    report.config = {"warmup": args.warmup, "poll_s": args.poll, **environment()}
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="xivmcp-bench-jobs-") as root:
         try:
@@ -599,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"bench: the host's stderr ends:\n{log.read_text(errors='replace')[-2000:]}", file=sys.stderr)
             return 1
     report.seconds = time.perf_counter() - began
-    print(json.dumps(_rounded(asdict(report))) if args.json else render(report))
+    print(json.dumps(rounded(asdict(report))) if args.json else render(report))
     return 0
 
 

@@ -28,22 +28,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from ._proc import Child, Children, cpu_seconds, memory_mb
+from ._report import Column, machine, table
+from ._system import start_broker, start_host, wait_for_token
+
+MODULE = "bench.scale"
 TOOLS_PER_PLUGIN = 50
 TARGET_GROWTH = 1.5
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 120.0
 
 
@@ -87,82 +87,6 @@ def role_plugin(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------- the parent
-
-
-class Child:
-    """A child process whose stdout lines are collected by a thread."""
-
-    def __init__(self, argv: Sequence[str], *, stdin: bool = False) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-        self.proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            text=True,
-        )
-        self.lines: list[str] = []
-        self._changed = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._changed:
-                self.lines.append(line.rstrip("\n"))
-                self._changed.notify_all()
-        with self._changed:
-            self._changed.notify_all()
-
-    def wait_line(self, prefix: str, timeout: float = TIMEOUT_S) -> str:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                found = next((line for line in self.lines if line.startswith(prefix)), None)
-                if found is not None:
-                    return found
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None:
-                    raise RuntimeError(f"{self.proc.args!r} did not print {prefix!r}: {self.lines[-5:]}")
-                self._changed.wait(left)
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def stop(self) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def rss_mb(pid: int) -> float | None:
-    """Resident memory of a process in MB (Linux only; None elsewhere)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def cpu_s(pid: int) -> float:
-    """CPU seconds a process used so far (Linux only; NaN elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def measure(url: str, token: str, plugins: list[Child], expected: int, reps: int) -> dict[str, float]:
@@ -233,48 +157,32 @@ def plugin_name(index: int) -> str:
 
 
 def run_size(size: int, reps: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp, Children(MODULE, stop_timeout=10.0) as children:
         data = Path(tmp) / "data"
         from gates.testing import free_endpoint
 
-        bus = free_endpoint()
-        broker = Child([sys.executable, "-m", "xivmcp", "broker", "--bus", bus, "--data-dir", str(data)])
-        children = [broker]
-        try:
-            broker.wait_line("xivmcp broker: listening")
-            host = Child(
-                [sys.executable, "-m", "xivmcp", "host", "--bus", bus, "--data-dir", str(data)]
-                + ["--http", "127.0.0.1:0", "--auto-enable", "--test-clock"]
+        broker, bus = start_broker(children, TIMEOUT_S, "--data-dir", str(data), bus=free_endpoint(), quiet=True)
+        host, url = start_host(children, bus, data, TIMEOUT_S, "--test-clock", quiet=True)
+        token = wait_for_token(data, TIMEOUT_S)
+        host_cpu = cpu_seconds(host.pid)
+        started = time.perf_counter()
+        plugins = [
+            children.start(
+                "plugin", "--name", plugin_name(i), "--bus", bus, "--tools", str(TOOLS_PER_PLUGIN), quiet=True
             )
-            children.append(host)
-            url = host.wait_line("xivmcp host: MCP endpoint ").split()[4].rstrip(";")
-            host.wait_line("xivmcp host: ready")
-            token = (data / "token").read_text(encoding="utf-8").strip()
-            host_cpu = cpu_s(host.proc.pid)
-            started = time.perf_counter()
-            plugins = [
-                Child(
-                    [sys.executable, "-m", "bench.scale", "--role", "plugin", "--name", plugin_name(i)]
-                    + ["--bus", bus, "--tools", str(TOOLS_PER_PLUGIN)],
-                    stdin=True,
-                )
-                for i in range(size)
-            ]
-            children += plugins
-            for plugin in plugins:
-                plugin.wait_line("registered")
-            host_cpu = cpu_s(host.proc.pid) - host_cpu
-            plugins_cpu = sum(cpu_s(plugin.proc.pid) for plugin in plugins)
-            figures = anyio.run(measure, url, token, plugins, size * TOOLS_PER_PLUGIN, reps)
-            figures["registered_s"] = figures.pop("offered_at") - started
-            figures["host_cpu_registering_s"] = host_cpu  # what the host spent while they registered
-            figures["plugins_cpu_s"] = plugins_cpu  # what the plugin processes spent (start-up, imports, ...)
-            figures["host_rss_mb"] = rss_mb(host.proc.pid) or float("nan")
-            figures["broker_rss_mb"] = rss_mb(broker.proc.pid) or float("nan")
-            return {"plugins": size, "tools": size * TOOLS_PER_PLUGIN, **figures}
-        finally:
-            for child in reversed(children):
-                child.stop()
+            for i in range(size)
+        ]
+        for plugin in plugins:
+            plugin.expect("registered", TIMEOUT_S)
+        host_cpu = cpu_seconds(host.pid) - host_cpu
+        plugins_cpu = sum(cpu_seconds(plugin.pid) for plugin in plugins)
+        figures = anyio.run(measure, url, token, plugins, size * TOOLS_PER_PLUGIN, reps)
+        figures["registered_s"] = figures.pop("offered_at") - started
+        figures["host_cpu_registering_s"] = host_cpu  # what the host spent while they registered
+        figures["plugins_cpu_s"] = plugins_cpu  # what the plugin processes spent (start-up, imports, ...)
+        figures["host_rss_mb"] = memory_mb(host.pid).resident_mb or float("nan")
+        figures["broker_rss_mb"] = memory_mb(broker.pid).resident_mb or float("nan")
+        return {"plugins": size, "tools": size * TOOLS_PER_PLUGIN, **figures}
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -283,8 +191,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     pairs = zip(rows, rows[1:], strict=False)
     per_tool = [(b["host_rss_mb"] - a["host_rss_mb"]) * 1024 / (b["tools"] - a["tools"]) for a, b in pairs]
     return {
-        "machine": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} cores",
+        "machine": machine(),
         "rows": rows,
         "growth": growth,
         "growth_target": TARGET_GROWTH,
@@ -293,18 +200,24 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+COLUMNS = (
+    ("plugins", Column("plugins", 7)),
+    ("tools", Column("tools", 6, gap=" ")),
+    ("registered_s", Column("registered s", 12, ".2f", gap=" ")),
+    ("tools_list_ms", Column("tools/list ms", 13, ".1f", gap=" ")),
+    ("search_tools_ms", Column("search ms", 9, ".2f", gap=" ")),
+    ("tools_call_ms", Column("call ms", 8, ".2f", gap=" ")),
+    ("list_changed_ms", Column("list_changed ms", 15, ".1f", gap=" ")),
+    ("host_rss_mb", Column("host MB", 8, ".1f", gap=" ")),
+    ("broker_rss_mb", Column("broker MB", 9, ".1f", gap=" ")),
+)
+"""The table: each row's figure under its column."""
+
+
 def render(summary: dict[str, Any]) -> str:
     out = [f"bench.scale on {summary['machine']} ({TOOLS_PER_PLUGIN} tools per plugin process)"]
-    head = (
-        f"  {'plugins':>7} {'tools':>6} {'registered s':>12} {'tools/list ms':>13} {'search ms':>9} "
-        f"{'call ms':>8} {'list_changed ms':>15} {'host MB':>8} {'broker MB':>9}"
-    )
-    out.append(head)
     out.extend(
-        f"  {r['plugins']:>7} {r['tools']:>6} {r['registered_s']:>12.2f} {r['tools_list_ms']:>13.1f} "
-        f"{r['search_tools_ms']:>9.2f} {r['tools_call_ms']:>8.2f} {r['list_changed_ms']:>15.1f} "
-        f"{r['host_rss_mb']:>8.1f} {r['broker_rss_mb']:>9.1f}"
-        for r in summary["rows"]
+        table([column for _, column in COLUMNS], [[r[key] for key, _ in COLUMNS] for r in summary["rows"]], indent="  ")
     )
     first, last = summary["rows"][0]["plugins"], summary["rows"][-1]["plugins"]
     for key, ratio in summary["growth"].items():

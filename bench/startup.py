@@ -26,35 +26,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import signal
 import socket
 import statistics
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+from ._mcp_client import initialize_request
+from ._proc import ROOT, Child, ChildError, project_env
+from ._report import machine
+
+MODULE = "bench.startup"
 TARGET_S = 0.8
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 30.0
-INITIALIZE = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "bench.startup", "version": "0"},
-        },
-    }
-).encode()
+INITIALIZE = initialize_request("bench.startup", "0")
 
 
 def _free_port() -> int:
@@ -74,21 +62,29 @@ def _project_bytecode() -> tuple[int, int]:
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
+    """The environment as it is (not unbuffered, as other benches' children are), with the project
+    on PYTHONPATH and none of the variables that would point `xivmcp` at a system of the user's."""
+    env = project_env()
     if extra is not None:  # the cached row: bytecode on, in a folder of its own
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env.update(extra)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     for name in ("XIVMCP_BUS", "XIVMCP_HTTP", "XIVMCP_DATA_DIR"):
         env.pop(name, None)
     return env
 
 
-def time_command(argv: list[str]) -> float:
-    """Seconds from spawn until the process exited (it must exit 0)."""
+def time_command(name: str, *command: str) -> float:
+    """Seconds from spawn until `python *command` exited (it must exit 0)."""
     started = time.perf_counter()
-    subprocess.run(argv, check=True, capture_output=True, env=_env(), timeout=TIMEOUT_S)
-    return time.perf_counter() - started
+    child = Child(MODULE, name, command=command, env=_env(), quiet=True)
+    try:
+        code = child.wait(TIMEOUT_S)
+    finally:
+        child.stop()
+    elapsed = time.perf_counter() - started
+    if code != 0:
+        raise ChildError(f"{child!r} exited with code {code}")
+    return elapsed
 
 
 def _mcp_answers(url: str, token_file: Path) -> bool:
@@ -116,52 +112,29 @@ def time_up(extra_env: dict[str, str] | None = None) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         data_dir = Path(tmp) / "data"
         bus, http = f"tcp://127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"
-        argv = [sys.executable, "-m", "xivmcp", "up", "--data-dir", str(data_dir), "--bus", bus, "--http", http]
-        windows = sys.platform == "win32"
-        options: dict[str, Any] = (
-            {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-            if windows
-            else {"start_new_session": True}
-        )
+        command = ("-m", "xivmcp", "up", "--data-dir", str(data_dir), "--bus", bus, "--http", http)
         started = time.perf_counter()
-        env = _env(extra_env)
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, **options)
-        ready = threading.Event()
-        ready_at: list[float] = []
-
-        def read() -> None:
-            assert proc.stdout is not None
-            for raw in proc.stdout:
-                if raw.startswith(b"xivmcp host: ready") and not ready_at:
-                    ready_at.append(time.perf_counter() - started)
-                    ready.set()
-
-        threading.Thread(target=read, daemon=True).start()
+        up = Child(MODULE, "up", command=command, env=_env(extra_env), quiet=True, own_group=True)
         url, token = f"http://{http}/mcp", data_dir / "token"
         try:
             deadline = started + TIMEOUT_S
             while not _mcp_answers(url, token):  # a benchmark may poll: no test waits on this
-                if time.perf_counter() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"xivmcp up did not serve MCP within {TIMEOUT_S:g} s (exit {proc.poll()})")
+                if time.perf_counter() > deadline or up.proc.poll() is not None:
+                    raise RuntimeError(f"xivmcp up did not serve MCP within {TIMEOUT_S:g} s (exit {up.proc.poll()})")
                 time.sleep(0.002)
             mcp_s = time.perf_counter() - started
-            ready.wait(TIMEOUT_S)
+            try:  # stamped as the line arrived, so asking after MCP answered costs nothing
+                ready_s = up.expect_arrival("xivmcp", "host: ready", TIMEOUT_S) - started
+            except ChildError:
+                ready_s = float("nan")
         finally:
-            if windows:
-                proc.send_signal(signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined]
-            else:
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        return {"ready_s": ready_at[0] if ready_at else float("nan"), "mcp_s": mcp_s}
+            up.stop(TIMEOUT_S)  # SIGTERM to its process group (CTRL_BREAK_EVENT on Windows)
+        return {"ready_s": ready_s, "mcp_s": mcp_s}
 
 
 def run(starts: int) -> dict[str, Any]:
-    python = [time_command([sys.executable, "-c", "pass"]) for _ in range(starts)]
-    cli = [time_command([sys.executable, "-m", "xivmcp", "--version"]) for _ in range(starts)]
+    python = [time_command("python", "-c", "pass") for _ in range(starts)]
+    cli = [time_command("cli", "-m", "xivmcp", "--version") for _ in range(starts)]
     ups = [time_up() for _ in range(starts)]
     with tempfile.TemporaryDirectory(prefix="bench-startup-pyc-") as cache:
         cached_env = {"PYTHONPYCACHEPREFIX": cache}
@@ -169,8 +142,7 @@ def run(starts: int) -> dict[str, Any]:
         cached = [time_up(cached_env) for _ in range(starts)]
     mcp = statistics.median(u["mcp_s"] for u in cached)
     return {
-        "machine": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} cores",
+        "machine": machine(),
         "bytecode_forbidden": bool(os.environ.get("PYTHONDONTWRITEBYTECODE")),
         "project_modules_with_bytecode": _project_bytecode(),
         "starts": starts,

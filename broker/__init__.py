@@ -4,7 +4,7 @@ This package moves named gates and opaque JSON payloads. It knows no tool, capab
 MCP word: those live in `gates`, which uses only the API exported here.
 """
 
-from ._config import DEFAULT_ENDPOINT, ENV_BUS, BrokerConfig, loop_options
+from ._config import DEFAULT_ENDPOINT, ENV_BUS, BrokerConfig
 from ._errors import (
     IpcDisconnectedError,
     IpcError,
@@ -23,6 +23,7 @@ from ._peer import (
     resolve_endpoint,
 )
 from ._peer_link import current_caller
+from ._run import loop_options, run_main
 from ._server import Broker
 from ._wire import BrokerStats, GateInfo, SlotInfo
 
@@ -50,4 +51,5 @@ __all__ = [
     "current_caller",
     "loop_options",
     "resolve_endpoint",
+    "run_main",
 ]

@@ -6,12 +6,10 @@ part of its documented API.
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import re
-import sys
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from ._errors import IpcRefusedError
 
@@ -118,12 +116,3 @@ def ownership_error(peer: str, gate: str) -> str:
         f"{peer} may not provide {gate!r}: a process provides only gates named "
         f"'{peer}.…' (its InternalName and a dot), such as '{peer}.XivMcp.Invoke'."
     )
-
-
-def loop_options() -> dict[str, Any]:
-    """anyio's `backend_options` for a process on the bus: asyncio's selector loop on Windows,
-    whose default Proactor loop has no `add_reader` for ZeroMQ's descriptor (elsewhere: none).
-
-        anyio.run(main, backend="asyncio", backend_options=broker.loop_options())
-    """
-    return {"loop_factory": asyncio.SelectorEventLoop} if sys.platform == "win32" else {}

@@ -9,28 +9,33 @@ A `PluginInterface` keeps one connection to the broker, a mirror of the broker's
 (so `has_function()` and `subscription_count` answer without a round trip), and everything this
 process provides and subscribes to, which it restores by itself after the broker restarts.
 
-This module composes the parts and drives the connection's life cycle: it dispatches every
-frame from the broker to the part it concerns, connects, takes the Welcome and restores what
-this process provides and subscribes to, and closes. The parts, one module each, are mixins on
-one object, so the hot path makes no extra hop:
+It owns one part per concern, each with its own state, and hands every frame from the broker to
+the part it concerns:
 
-- `_peer_link`: identity, transport, connection state, callbacks and tasks;
-- `_peer_calls`: the calls this process makes (and gives up), and the broker's statistics;
-- `_peer_liveness`: Hello, heartbeats, the liveness beacon thread, waiting for a busy name;
-- `_peer_serve`: the Invokes this process answers, for the gates it provides;
-- `_peer_messages`: the message callbacks this process subscribed;
-- `_peer_mirror`: the gate table and peer list as this process last heard them.
+- `Link` (`_peer_link`): identity, transport, connection state, callbacks and tasks;
+- `OutgoingCalls` (`_peer_calls`): the calls this process makes (and gives up), and the
+  broker's statistics;
+- `Serving` (`_peer_serve`): the gates this process provides, and the Invokes it answers;
+- `Subscriptions` (`_peer_messages`): the message callbacks this process subscribed;
+- `Mirror` (`_peer_mirror`): the gate table and peer list as this process last heard them;
+- `Keepalive` (`_peer_liveness`): Hello, heartbeats, the liveness beacon, a busy name.
+
+This module drives the connection's life cycle across them: it connects, takes the Welcome
+and restores what this process provides and subscribes to, notices a lost broker, and closes.
+The transport comes from a `Connector` (`_transport_base`): ZeroMQ for `connect`, memory for
+tests (`_memory`).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.abc
 import msgspec
 
 from . import _wire as w
@@ -39,7 +44,6 @@ from ._config import (
     ENV_BUS,
     MAX_ARGS,
     MAX_GATES_PER_PEER,
-    MAX_PAYLOAD,
     MAX_SUBSCRIPTIONS_PER_PEER,
     check_gate_name,
     check_peer_name,
@@ -47,14 +51,16 @@ from ._config import (
     owns_gate,
 )
 from ._errors import IpcDisconnectedError, IpcRefusedError, error_from_wire
-from ._gate import CallGateProvider, CallGateSubscriber, _Slot
-from ._peer_link import log
-from ._peer_liveness import _Liveness
-from ._peer_messages import _Messages
-from ._peer_mirror import _Mirror
-from ._peer_serve import _Serving
+from ._gate import CallGateProvider, CallGateSubscriber
+from ._peer_calls import OutgoingCalls
+from ._peer_link import Link, log
+from ._peer_liveness import Keepalive
+from ._peer_messages import Subscriptions
+from ._peer_mirror import Mirror
+from ._peer_serve import Serving
 from ._signature import json_type_name
-from ._transport import DealerTransport
+from ._transport import ZMQ
+from ._transport_base import Connector
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -62,10 +68,42 @@ if TYPE_CHECKING:
 _monotonic = time.monotonic
 
 
-class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
+class PluginInterface:
     """One process's connection to the bus, as `IDalamudPluginInterface` is to the framework."""
 
+    def __init__(
+        self, endpoint: str, name: str, task_group: anyio.abc.TaskGroup, *, connector: Connector = ZMQ
+    ) -> None:
+        self._tg = task_group
+        self._link = link = Link(endpoint, name, connector)
+        self._calls = OutgoingCalls(link)
+        self._serving = Serving(link)
+        self._subscriptions = Subscriptions(link)
+        self._mirror = Mirror(link)
+        self._keepalive = Keepalive(link, self._lost)
+
     # --- public API ------------------------------------------------------------------------
+
+    @property
+    def endpoint(self) -> str:
+        return self._link.endpoint
+
+    @property
+    def name(self) -> str:
+        return self._link.name
+
+    @property
+    def incarnation(self) -> str:
+        return self._link.incarnation
+
+    @property
+    def connected(self) -> bool:
+        return self._link.connected
+
+    @property
+    def peers(self) -> frozenset[str]:
+        """InternalNames of the processes on the bus right now, this one included."""
+        return self._mirror.peers
 
     def get_ipc_provider(self, name: str, params: Sequence[object] = (), returns: object = None) -> CallGateProvider:
         """The provider side of gate `name`; this process may only provide `<its name>.…`."""
@@ -78,14 +116,59 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
             raise IpcRefusedError(problem)
         wire_params = tuple(json_type_name(p) for p in params)
         wire_returns = None if returns is None else json_type_name(returns)
-        return CallGateProvider(self, name, wire_params, wire_returns)
+        return CallGateProvider(
+            name, wire_params, wire_returns, serving=self._serving, link=self._link, mirror=self._mirror
+        )
 
     def get_ipc_subscriber(self, name: str) -> CallGateSubscriber:
         """The caller/subscriber side of gate `name` (any gate on the bus)."""
         problem = check_gate_name(name)
         if problem:
             raise IpcRefusedError(problem)
-        return CallGateSubscriber(self, name)
+        return CallGateSubscriber(
+            name, calls=self._calls, subscriptions=self._subscriptions, mirror=self._mirror, link=self._link
+        )
+
+    def on_connection_change(self, callback: Callable[[bool], Any]) -> Callable[[], None]:
+        """Call `callback(connected)` whenever this process connects, reconnects or loses the bus."""
+        return self._link.on_connection_change(callback)
+
+    def on_peer_change(self, callback: Callable[[str, bool, str], Any]) -> Callable[[], None]:
+        """Call `callback(name, joined, reason)` when a process joins or leaves the bus.
+
+        Returns a function that removes the callback.
+        """
+        return self._mirror.on_peer_change(callback)
+
+    async def wait_connected(self) -> None:
+        await self._link.wait_until(lambda: self._link.connected)
+
+    async def wait_until(self, condition: Callable[[], bool]) -> None:
+        """Wait until `condition()` holds; it is checked after every change of bus state."""
+        await self._link.wait_until(condition)
+
+    async def wait_peer_gone(self, name: str) -> None:
+        await self._link.wait_until(lambda: not self._mirror.has_peer(name))
+
+    def gates(self) -> list[w.GateInfo]:
+        """The gate table as this process last heard it (no round trip)."""
+        return self._mirror.gates()
+
+    def gate(self, name: str) -> w.GateInfo | None:
+        return self._mirror.gate(name)
+
+    async def list_gates(self) -> list[w.GateInfo]:
+        """Ask the broker for its gate table (and refresh the mirror)."""
+        return await self._mirror.list_gates()
+
+    async def flush(self) -> None:
+        """Wait until the broker has processed everything this process sent so far."""
+        await self._mirror.list_gates()
+
+    async def broker_stats(self) -> w.BrokerStats:
+        """What the broker holds right now: peers, gates, calls waiting, subscriptions (for tests,
+        benchmarks and diagnostics; one round trip)."""
+        return await self._calls.broker_stats()
 
     # --- receiving -------------------------------------------------------------------------
 
@@ -95,7 +178,7 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
         except (msgspec.DecodeError, msgspec.ValidationError):
             log.warning("%s: ignored a malformed frame from the broker", self.name)
             return
-        self._conn.last_heard = _monotonic()
+        self._link.last_heard = _monotonic()
         if isinstance(msg, list):
             for each in msg:
                 self._dispatch(each)
@@ -105,133 +188,121 @@ class PluginInterface(_Mirror, _Messages, _Serving, _Liveness):
     def _dispatch(self, msg: w.ToPeer) -> None:
         match msg:
             case w.Result():
-                future = self._calls.get(msg.id)
-                if future is not None and not future.done():
-                    future.set_result(msg)
+                self._calls.on_result(msg)
             case w.Invoke():
-                self._on_invoke(msg, msg.payload)
+                self._serving.on_invoke(msg)
             case w.Message():
-                self._check_seq(msg.seq)
-                self._on_message(msg, msg.payload)
+                self._mirror.check_seq(msg.seq)
+                self._subscriptions.on_message(msg)
             case w.Pong():
-                if msg.broker != self._conn.broker:
-                    self._lost("the broker restarted")
-                    self._hello()
+                if msg.broker != self._link.broker:
+                    self._keepalive.again("the broker restarted")
             case w.GateChanged():
-                self._check_seq(msg.seq)
-                self._set_gate(msg.gate)
+                self._mirror.on_gate_changed(msg)
             case w.PeerJoined():
-                self._check_seq(msg.seq)
-                self._peers.add(msg.name)
-                self._notify_peer(msg.name, True, "joined")
+                self._mirror.on_peer_joined(msg)
             case w.PeerLeft():
-                self._check_seq(msg.seq)
-                self._peers.discard(msg.name)
-                self._notify_peer(msg.name, False, msg.reason)
+                self._mirror.on_peer_left(msg)
             case w.Welcome():
                 self._on_welcome(msg)
             case w.GateTable():
-                self._on_table(msg)
+                self._mirror.on_table(msg)
             case w.NeedHello():
-                self._lost("the broker no longer knew this process")
-                self._hello()
+                self._keepalive.again("the broker no longer knew this process")
             case w.Refused():
-                previous = self._conn.refused
-                self._conn.refused = error_from_wire(msg.error.kind, msg.error.message)
+                link = self._link
+                previous = link.refused
+                link.refused = error_from_wire(msg.error.kind, msg.error.message)
                 if previous is None:  # once per refusal, not once per Hello retried after it
                     log.error("%s: the bus refused this process: %s", self.name, msg.error.message)
-                self._changed()
+                link.changed()
             case w.Notice():
                 log.warning("%s: %s", self.name, msg.error.message)
             case w.StatsReply():
-                self._on_stats(msg)
+                self._calls.on_stats(msg)
             case w.NameBusy():
-                self._on_name_busy(msg)
+                self._keepalive.on_name_busy(msg)
 
     # --- connection life cycle -------------------------------------------------------------
 
     def _on_welcome(self, msg: w.Welcome) -> None:
-        conn = self._conn
-        if self._connected and msg.broker == conn.broker:
+        link = self._link
+        if link.connected and msg.broker == link.broker:
             # The answer to a second Hello sent while waiting for the first Welcome: the broker
             # has already forgotten everything this process sent before that Hello, and what it
             # sent since (calls, its restore) comes after it. Take the fresh table, keep the rest.
-            self._take_table(msg.gates, msg.peers, msg.seq)
-            self._changed()
+            self._mirror.take_table(msg.gates, msg.peers, msg.seq)
+            link.changed()
             return
-        if self._connected:
-            self._fail_calls("the connection to the broker was renewed during the call")
-        reconnect = conn.ever_connected
-        conn.broker, conn.heartbeat, conn.timeout = msg.broker, msg.heartbeat, msg.timeout
-        conn.max_payload, conn.refused, conn.ever_connected = msg.max_payload, None, True
-        conn.max_gates = msg.max_gates or MAX_GATES_PER_PEER  # 0: a broker from before the limits
-        conn.max_subscriptions = msg.max_subscriptions or MAX_SUBSCRIPTIONS_PER_PEER
-        self._welcomed(msg.heartbeat)
-        self._take_table(msg.gates, msg.peers, msg.seq)
-        self._connected = True
-        if self._transport is not None:
-            self._transport.pack = w.batches if msg.batch else None
-        for gate, provided in self._provided.items():
-            slots: tuple[tuple[w.Kind, _Slot | None], ...] = (("func", provided.func), ("action", provided.action))
-            for kind, slot in slots:
-                if slot is not None:
-                    self._send_quietly(
-                        w.encode(w.Provide(gate=gate, kind=kind, params=slot.params, returns=slot.returns))
-                    )
-        for gate, callbacks in self._subscriptions.items():
-            for _ in callbacks:
-                self._send_quietly(w.encode(w.Subscribe(gate=gate)))
+        if link.connected:
+            self._calls.fail_all("the connection to the broker was renewed during the call")
+        reconnect = link.ever_connected
+        link.broker, link.heartbeat, link.timeout = msg.broker, msg.heartbeat, msg.timeout
+        link.max_payload, link.refused, link.ever_connected = msg.max_payload, None, True
+        link.max_gates = msg.max_gates or MAX_GATES_PER_PEER  # 0: a broker from before the limits
+        link.max_subscriptions = msg.max_subscriptions or MAX_SUBSCRIPTIONS_PER_PEER
+        self._keepalive.welcomed(msg.heartbeat)
+        self._mirror.take_table(msg.gates, msg.peers, msg.seq)
+        link.connected = True
+        if link.transport is not None:
+            link.transport.pack = w.batches if msg.batch else None
+        self._serving.restore()
+        self._subscriptions.restore()
         log.info("%s %s the bus at %s", self.name, "reconnected to" if reconnect else "connected to", self.endpoint)
-        for callback in list(conn.listeners):
-            self._run_callback(callback, (True,), "connection change")
-        self._changed()
+        link.tell_connection(True)
+
+    def _lost(self, why: str) -> None:
+        link = self._link
+        if not link.connected:
+            return
+        link.connected = False
+        log.warning("%s lost the bus at %s: %s", self.name, self.endpoint, why)
+        self._calls.fail_all(why)
+        link.tell_connection(False)
 
     async def _start(self, connect_timeout: float) -> None:
-        self._transport = DealerTransport(self.endpoint, self._on_frame, MAX_PAYLOAD * 2 + 65536, self._on_unsent)
-        self._tg.start_soon(self._heartbeat, name="bus heartbeat")
+        link = self._link
+        link.open(self._on_frame)
+        self._tg.start_soon(self._keepalive.run, name="bus heartbeat")
 
         def answered() -> bool:
-            return self._connected or self._conn.refused is not None
+            return link.connected or link.refused is not None
 
         # With IMMEDIATE set, a Hello sent before TCP has connected is dropped, so say it again
         # soon and then less often: a local broker answers in a few milliseconds.
         retry = 0.005
         with anyio.move_on_after(connect_timeout):
             while not answered():
-                self._hello()
+                self._keepalive.hello()
                 with anyio.move_on_after(retry):
-                    await self.wait_until(answered)
+                    await link.wait_until(answered)
                 retry = min(retry * 2, 0.25)
-        if self._conn.refused is not None:
-            raise self._conn.refused
-        busy = self._conn.name_busy
-        if not self._connected and busy is not None:
+        if link.refused is not None:
+            raise link.refused
+        busy = self._keepalive.name_busy
+        if not link.connected and busy is not None:
             raise IpcRefusedError(
                 f"The InternalName {self.name!r} was still held by another process when the "
                 f"connect_timeout of {connect_timeout:g} s ran out (the bus last heard from it "
                 f"{busy.last_heard:.1f} s before). If that process still runs, stop it or use "
                 "another name; if it died, try again, or pass a longer connect_timeout."
             )
-        if not self._connected:
+        if not link.connected:
             raise IpcDisconnectedError(
                 f"No broker answered at {self.endpoint} within {connect_timeout:g} s. Start one with "
                 "`xivmcp broker` (or `xivmcp up`), or point XIVMCP_BUS / --bus at the right endpoint."
             )
 
     def _close(self) -> None:
-        if self._closed:
+        link = self._link
+        if link.closed:
             return
-        if self._connected:
-            self._send_quietly(w.encode(w.Bye()))
-        self._closed = True
-        self._connected = False
-        for task in list(self._tasks):
-            task.cancel()
-        self._fail_calls(f"{self.name} closed its connection")
-        self._stop_beacon()
-        if self._transport is not None:
-            self._transport.close()
-        self._changed()
+        if link.connected:
+            link.send_quietly(w.encode(w.Bye()))
+        self._keepalive.stop()
+        link.close()
+        self._calls.fail_all(f"{self.name} closed its connection")
+        link.changed()
 
 
 def resolve_endpoint(endpoint: str | None) -> str:
@@ -245,6 +316,15 @@ async def connect(
     """Connect to the bus as InternalName `name`; `endpoint` defaults to $XIVMCP_BUS, then
     tcp://127.0.0.1:37520. Raises `IpcRefusedError` if the name is taken or malformed, and
     `IpcDisconnectedError` if no broker answers within `connect_timeout` seconds."""
+    async with connect_with(ZMQ, resolve_endpoint(endpoint), name, connect_timeout=connect_timeout) as pi:
+        yield pi
+
+
+@asynccontextmanager
+async def connect_with(
+    connector: Connector, endpoint: str, name: str | None, *, connect_timeout: float = 5.0
+) -> AsyncIterator[PluginInterface]:
+    """`connect`, on the transport `connector` opens (`_transport.ZMQ`, or `_memory`'s in tests)."""
     if not name:
         raise IpcRefusedError("connect() needs the process's InternalName, such as connect(name='MyPlugin').")
     problem = check_peer_name(name)
@@ -253,7 +333,7 @@ async def connect(
     error: BaseException | None = None
     try:
         async with anyio.create_task_group() as tg:
-            pi = PluginInterface(resolve_endpoint(endpoint), name, tg)
+            pi = PluginInterface(endpoint, name, tg, connector=connector)
             try:
                 await pi._start(connect_timeout)
                 yield pi

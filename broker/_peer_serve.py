@@ -1,24 +1,25 @@
-"""The provider's side of a call: running this process's handler for an Invoke, and replying.
+"""The provider's side of a call: the gates this process provides, and answering their Invokes.
 
-`_Serving` holds what this process provides (`_provided`, filled by `CallGateProvider`), checks
-an Invoke's arguments against the registered signature, runs the handler (sync or async) in
-the caller's context (`current_caller`), checks the result and sends the Reply. A handler's
-exception becomes an error Reply, never an exception in the frame loop.
+`Serving` owns what this process provides (a `Slot` per func and action of each gate, set by
+`CallGateProvider` through `set_slot`, which tells the broker) and says it all again after every
+Welcome (`restore`). For an Invoke it checks the arguments against the registered signature,
+runs the handler (sync or async) in the caller's context (`current_caller`), checks the result
+and sends the Reply. A handler's exception becomes an error Reply, never an exception in the
+frame loop.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any
 
-import anyio.abc
 import msgspec
 
 from . import _wire as w
 from ._errors import IpcError, IpcHandlerError, IpcNotReadyError, IpcRefusedError, IpcTypeMismatchError
-from ._gate import _Provided, _Slot
-from ._peer_link import _caller, _Link
+from ._peer_link import Handler, Link, _caller
 from ._signature import check_args, check_result
 
 _json_encode = msgspec.json.Encoder().encode
@@ -28,30 +29,71 @@ _PLAIN: frozenset[type] = frozenset({str, int, float, bool, list, dict, type(Non
 three checks (its last an ABC `isinstance`), on every call a sync handler answers."""
 
 
-class _Serving(_Link):
+@dataclass(slots=True)
+class Slot:
+    """A func or action this process serves: its handler and its declared signature."""
+
+    handler: Handler
+    params: tuple[str, ...]
+    returns: str | None
+
+
+@dataclass(slots=True)
+class _Provided:
+    func: Slot | None = None
+    action: Slot | None = None
+
+
+class Serving:
     """The gates this process provides, and the handling of Invokes for them."""
 
-    def __init__(self, endpoint: str, name: str, task_group: anyio.abc.TaskGroup) -> None:
-        super().__init__(endpoint, name, task_group)
+    def __init__(self, link: Link) -> None:
+        self._link = link
         self._provided: dict[str, _Provided] = {}
 
-    def _check_provide(self, gate: str) -> None:
-        """Refuse a new gate past the broker's bound here, where the error reaches the caller (B7)."""
-        limit = self._conn.max_gates
-        if gate not in self._provided and len(self._provided) >= limit:
-            raise IpcRefusedError(
-                f"{self.name} already provides {limit} gates, the most the bus allows per process; "
-                f"{gate!r} was not registered. Unregister the gates it no longer needs "
-                "(unregister_func, unregister_action), or start the broker with a higher "
-                "BrokerConfig.max_gates_per_peer."
-            )
+    def set_slot(self, gate: str, kind: w.Kind, slot: Slot | None) -> None:
+        """Serve `gate`'s func or action with `slot`, or stop (None), and tell the broker. A new
+        gate past the broker's bound is refused here, where the error reaches the caller (B7)."""
+        if slot is not None:
+            limit = self._link.max_gates
+            if gate not in self._provided and len(self._provided) >= limit:
+                raise IpcRefusedError(
+                    f"{self._link.name} already provides {limit} gates, the most the bus allows per process; "
+                    f"{gate!r} was not registered. Unregister the gates it no longer needs "
+                    "(unregister_func, unregister_action), or start the broker with a higher "
+                    "BrokerConfig.max_gates_per_peer."
+                )
+        provided = self._provided.setdefault(gate, _Provided())
+        if kind == "func":
+            provided.func = slot
+        else:
+            provided.action = slot
+        if slot is None:
+            if provided.func is None and provided.action is None:
+                del self._provided[gate]
+            msg: w.Provide | w.Withdraw = w.Withdraw(gate=gate, kind=kind)
+        else:
+            msg = w.Provide(gate=gate, kind=kind, params=slot.params, returns=slot.returns)
+        self._link.send_quietly(w.encode(msg))  # restored on reconnect if this is lost
 
-    def _on_invoke(self, msg: w.Invoke, payload: bytes) -> None:
+    def restore(self) -> None:
+        """Provide everything again: the broker has just welcomed this process (anew)."""
+        send = self._link.send_quietly
+        for gate, provided in self._provided.items():
+            slots: tuple[tuple[w.Kind, Slot | None], ...] = (("func", provided.func), ("action", provided.action))
+            for kind, slot in slots:
+                if slot is not None:
+                    send(w.encode(w.Provide(gate=gate, kind=kind, params=slot.params, returns=slot.returns)))
+
+    # --- an Invoke -------------------------------------------------------------------------
+
+    def on_invoke(self, msg: w.Invoke) -> None:
         provided = self._provided.get(msg.gate)
         slot = None if provided is None else (provided.func if msg.kind == "func" else provided.action)
         if slot is None:
             self._reply_error(msg.id, IpcNotReadyError.for_gate(msg.gate, msg.kind))
             return
+        payload = msg.payload
         try:
             args = _json_decode(payload) if payload else []
             if not isinstance(args, list):
@@ -71,14 +113,14 @@ class _Serving(_Link):
                 self._reply_error(msg.id, _handler_error(msg.gate, exc))
                 return
             if type(outcome) not in _PLAIN and inspect.isawaitable(outcome):
-                # _start_task keeps the context of now, so the task still sees the caller.
-                self._start_task(self._finish_async, msg, slot, outcome)
+                # start_task keeps the context of now, so the task still sees the caller.
+                self._link.start_task(self._finish_async, msg, slot, outcome)
             else:
                 self._reply_value(msg, slot, outcome)
         finally:
             _caller.reset(token)
 
-    async def _finish_async(self, msg: w.Invoke, slot: _Slot, outcome: Awaitable[Any]) -> None:
+    async def _finish_async(self, msg: w.Invoke, slot: Slot, outcome: Awaitable[Any]) -> None:
         try:
             value = await outcome
         except Exception as exc:
@@ -86,7 +128,7 @@ class _Serving(_Link):
             return
         self._reply_value(msg, slot, value)
 
-    def _reply_value(self, msg: w.Invoke, slot: _Slot, value: Any) -> None:
+    def _reply_value(self, msg: w.Invoke, slot: Slot, value: Any) -> None:
         if msg.kind == "action":
             value = None
         try:
@@ -94,7 +136,7 @@ class _Serving(_Link):
             body = b"" if value is None else _json_encode(value)
             # A reply over the bus's limit is refused here, with a message: sent, it would be
             # over the broker's frame ceiling and cost this process its connection.
-            self._check_size(f"the result of {msg.gate}", body)
+            self._link.check_size(f"the result of {msg.gate}", body)
         except IpcError as exc:
             self._reply_error(msg.id, exc)
             return
@@ -103,13 +145,13 @@ class _Serving(_Link):
                 msg.id, IpcTypeMismatchError(f"The result of {msg.gate} is not JSON-serialisable: {exc}.")
             )
             return
-        self._send_quietly(w.encode(w.Reply(id=msg.id, payload=body)))
+        self._link.send_quietly(w.encode(w.Reply(id=msg.id, payload=body)))
 
     def _reply_error(self, call_id: int, exc: IpcError) -> None:
         info = w.ErrorInfo(kind=type(exc).__name__, message=exc.message)
         if isinstance(exc, IpcHandlerError):
             info = w.ErrorInfo(kind="IpcHandlerError", message=exc.message, type_name=exc.type_name, detail=exc.detail)
-        self._send_quietly(w.encode(w.Reply(id=call_id, error=info)))
+        self._link.send_quietly(w.encode(w.Reply(id=call_id, error=info)))
 
 
 def _handler_error(gate: str, exc: Exception) -> IpcError:

@@ -3,37 +3,46 @@
 `Router.handle(identity, frames, now)` takes one message as the ROUTER socket received it and
 returns what to send, as `Outgoing` items; `Router.sweep(now)` removes peers that stopped
 sending heartbeats, and `Router.probe()` asks the transport to try every peer's connection.
-The transport (`_transport.py`) owns the socket; this module never sees
-it, so the whole routing logic is tested in memory.
+The transport (`_transport.py`) owns the socket; this module never sees it, so the whole
+routing logic is tested in memory.
 
 Identities are the ROUTER's routing ids, assigned by ZeroMQ on each connection; they never
 leave the router. A Hello binds an identity to an InternalName, and every request a peer
 makes afterwards carries that name, whatever its payload says.
 
-This module decodes each frame (one message, or a batch of them, handled one after the other
-as if each had come alone) and dispatches every message to the part it concerns. In a large
-frame, a Call and a Reply are decoded as header views (`_wire.CallView`, `ReplyView`): their
-payload is forwarded as it came, never decoded. The parts, one module each, are mixins on one object, so routing a
-call makes no extra hop:
+`Router` decodes each frame (one message, or a batch of them, handled one after the other as
+if each had come alone) and hands every message to the part that owns what it concerns. In a
+large frame, a Call and a Reply are decoded as header views (`_wire.CallView`, `ReplyView`):
+their payload is forwarded as it came, never decoded. The parts, one module each, each keep
+their own table; they share only who is on the bus and the queue of frames to send
+(`_router_tables`):
 
-- `_router_state`: the tables (peers, gates, pending calls) and the queue of `Outgoing` frames;
-- `_router_gates`: Provide, Withdraw, Subscribe, Unsubscribe and the table's change events;
-- `_router_calls`: Call, Reply, Abandon and Send, with the limits on payloads and calls in flight;
-- `_router_peers`: Hello (and a name handed on from a process that died), Bye, removing a peer;
-- `_router_liveness`: Alive from a process's beacon, the sweep, and probes of closed connections.
+- `GateRegistry` (`_router_gates`): Provide, Withdraw, Subscribe, Unsubscribe and the table's
+  change events;
+- `CallRelay` (`_router_calls`): Call, Reply, Abandon and Send, with the limits on payloads and
+  calls in flight;
+- `Sessions` (`_router_peers`): Hello (and a name handed on from a process that died), Bye,
+  removing a peer;
+- `Liveness` (`_router_liveness`): Alive from a process's beacon, the sweep, and probes of closed
+  connections.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from . import _wire as w
-from ._router_liveness import _Liveness
-from ._router_state import Outgoing
+from ._config import BrokerConfig
+from ._router_calls import CallRelay
+from ._router_gates import GateRegistry
+from ._router_liveness import Liveness
+from ._router_peers import Sessions
+from ._router_tables import Outbox, Outgoing, PeerTable
 
 if TYPE_CHECKING:
     from ._wire import Frame
@@ -43,37 +52,102 @@ __all__ = ["Outgoing", "Router"]
 log = logging.getLogger("xivmcp.broker")
 
 
-class Router(_Liveness):
+class Router:
     """The routing table; `handle`, `sweep`, `probe`, `undeliverable` and `shutdown` return what
     to send."""
+
+    def __init__(self, config: BrokerConfig | None = None) -> None:
+        self.config = config = config or BrokerConfig()
+        self.incarnation = incarnation = uuid.uuid4().hex
+        self._out = out = Outbox(incarnation)
+        self._peers = peers = PeerTable()
+        self._gates = gates = GateRegistry(config, peers, out)
+        self._calls = calls = CallRelay(config, peers, gates, out)
+        self._sessions = sessions = Sessions(config, incarnation, peers, gates, calls, out)
+        self._liveness = Liveness(config, incarnation, peers, sessions, out)
+        self._by_identity = peers.by_identity
+        """Every frame's first lookup, one hop shorter (the table never replaces this dict)."""
+
+    # --- what the broker asks --------------------------------------------------------------
+
+    @property
+    def peers(self) -> list[str]:
+        return sorted(self._peers.by_name)
+
+    @property
+    def pending_calls(self) -> int:
+        return len(self._calls)
+
+    def gate_info(self, name: str) -> w.GateInfo | None:
+        return self._gates.info(name)
+
+    def reads_batches(self, identity: bytes) -> bool:
+        """Whether the peer at `identity` said it reads batch frames."""
+        return self._peers.reads_batches(identity)
 
     def stats(self) -> w.BrokerStats:
         """What the broker holds right now (the answer to a Stats request)."""
         peers = self._by_identity.values()
         return w.BrokerStats(
             broker=self.incarnation,
-            peers=len(self._by_name),
+            peers=len(self._peers.by_name),
             gates=len(self._gates),
-            pending_calls=len(self._pending),
+            pending_calls=len(self._calls),
             subscriptions=sum(p.subscriptions for p in peers),
             in_flight={p.name: len(p.calls) for p in peers if p.calls},
-            contested_names=len({name for name, _ in self._contests}),
+            contested_names=self._sessions.contested_names,
         )
+
+    # --- what the broker tells it ----------------------------------------------------------
 
     def handle(self, identity: bytes, frames: Sequence[Frame], now: float) -> list[Outgoing]:
         """Process one received message (or batch of messages); never raises."""
-        self._out = []
+        sent: list[Outgoing] = []
+        self._out.items = sent
         for msg in self._decode(identity, frames):
             try:
                 self._dispatch(identity, msg, now)
             except Exception:  # a bug must not take the bus down
                 log.exception("internal error while routing a message from %r", identity)
-                self._notice(identity, "IpcError", "The broker failed to handle that message; see its log.")
-        return self._out
+                self._out.notice(identity, "IpcError", "The broker failed to handle that message; see its log.")
+        return sent
+
+    def sweep(self, now: float) -> list[Outgoing]:
+        """Remove peers not heard from within the timeout; forget contests nobody waits for."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
+        self._liveness.sweep(now)
+        return sent
+
+    def probe(self) -> list[Outgoing]:
+        """A probe for every peer: the transport saw a connection close and cannot say whose."""
+        return self._liveness.probe()
+
+    def undeliverable(self, item: Outgoing, why: str, gone: bool = True) -> list[Outgoing]:
+        """The transport could not send `item`: the connection is `gone`, or the peer is too slow.
+
+        A probe that finds the connection gone removes its peer; a probe to a slow peer proves
+        nothing (a blocked loop fills its queue) and is dropped. An Invoke fails its call."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
+        if item.probe:
+            self._liveness.unreachable(item, gone)
+        elif item.call_id:
+            self._calls.undeliverable(item, why)
+        return sent
+
+    def shutdown(self) -> list[Outgoing]:
+        """Fail every pending call: the broker is stopping."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
+        self._calls.shutdown()
+        return sent
+
+    # --- one message -----------------------------------------------------------------------
 
     def _decode(self, identity: bytes, frames: Sequence[Frame]) -> Sequence[w.Routed]:
         if len(frames) != 1:
-            self._notice(
+            self._out.notice(
                 identity,
                 "IpcError",
                 f"Malformed message: expected one frame (a msgpack message), got {len(frames)} frames.",
@@ -82,51 +156,53 @@ class Router(_Liveness):
         try:
             msgs = w.decode_routed(frames[0])
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            self._notice(identity, "IpcError", f"Malformed message frame: {exc}. Use the broker package's client.")
+            self._out.notice(identity, "IpcError", f"Malformed message frame: {exc}. Use the broker package's client.")
             return ()
         if not isinstance(msgs, list):
             return (msgs,)  # type: ignore[return-value]  # one message, not a batch
         if not msgs:
-            self._notice(identity, "IpcError", "Malformed message frame: an empty batch. Send at least one message.")
+            self._out.notice(
+                identity, "IpcError", "Malformed message frame: an empty batch. Send at least one message."
+            )
         return msgs
 
     def _dispatch(self, identity: bytes, msg: w.Routed, now: float) -> None:
         peer = self._by_identity.get(identity)
         if isinstance(msg, w.Hello):
-            self._hello(identity, peer, msg, now)
+            self._sessions.hello(identity, peer, msg, now)
             return
         if peer is None:
             if isinstance(msg, w.Alive):  # a beacon's socket is never a peer's: checked only here
-                self._alive(identity, msg, now)
+                self._liveness.alive(identity, msg, now)
                 return
             # Unknown identity: a peer from before a broker restart, or one we declared dead.
-            self._send(identity, w.NeedHello(broker=self.incarnation))
+            self._out.send(identity, w.NeedHello(broker=self.incarnation))
             return
         peer.last_seen = now
         match msg:
             case w.Call() | w.CallView():
-                self._call(peer, msg)
+                self._calls.call(peer, msg)
             case w.Reply() | w.ReplyView():
-                self._reply(peer, msg)
+                self._calls.reply(peer, msg)
             case w.Ping():
-                self._send(identity, w.Pong(broker=self.incarnation))
+                self._out.send(identity, w.Pong(broker=self.incarnation))
             case w.Send():
-                self._broadcast_message(peer, msg, msg.payload)
+                self._calls.broadcast(peer, msg)
             case w.Provide():
-                self._provide(peer, msg)
+                self._gates.provide(peer, msg)
             case w.Withdraw():
-                self._withdraw(peer, msg)
+                self._gates.withdraw(peer, msg)
             case w.Subscribe():
-                self._subscribe(peer, msg.gate, +1)
+                self._gates.subscribe(peer, msg.gate, +1)
             case w.Unsubscribe():
-                self._subscribe(peer, msg.gate, -1)
+                self._gates.subscribe(peer, msg.gate, -1)
             case w.Snapshot():
-                self._send(identity, self._table(peer))
+                self._out.send(identity, self._gates.table(peer))
             case w.Bye():
-                self._remove_peer(peer, f"{peer.name} disconnected")
+                self._sessions.remove(peer, f"{peer.name} disconnected")
             case w.Abandon():
-                self._abandon(peer, msg)
+                self._calls.abandon(peer, msg)
             case w.Stats():
-                self._send(identity, w.StatsReply(id=msg.id, stats=self.stats()))
+                self._out.send(identity, w.StatsReply(id=msg.id, stats=self.stats()))
             case w.Alive():
-                self._alive(identity, msg, now)
+                self._liveness.alive(identity, msg, now)

@@ -1,48 +1,64 @@
 """The routing table proper: which process provides each gate, and who subscribes to it.
 
-`_Gates` applies Provide, Withdraw, Subscribe and Unsubscribe (checking the gate's name, its
-owner, and the bounds on gates and subscriptions per process, B7), drops a gate once nothing is
-left on it, and tells every peer about each change with a sequenced GateChanged; a Snapshot gets
-the whole table. The bounds are enforced here, for any client, and checked again by the peer
-before it sends (`_peer_serve`, `_peer_messages`), where the error reaches the line that asked.
+`GateRegistry` owns the gates. It applies Provide, Withdraw, Subscribe and Unsubscribe
+(checking the gate's name, its owner, and the bounds on gates and subscriptions per process,
+B7), drops a gate once nothing is left on it, and tells every peer about each change with a
+sequenced GateChanged; a Snapshot gets the whole table. The bounds are enforced here, for any
+client, and checked again by the peer before it sends (`_peer_serve`, `_peer_messages`), where
+the error reaches the line that asked. When a process leaves or starts a new session, the
+sessions (`_router_peers`) ask it to let go of that process's slots and subscriptions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from . import _wire as w
-from ._config import check_gate_name, ownership_error, owns_gate
-from ._router_state import _Gate, _Peer, _RouterState
+from ._config import MAX_ARGS, BrokerConfig, check_gate_name, ownership_error, owns_gate
+from ._router_tables import Gate, Outbox, Peer, PeerTable
 
 
-class _Gates(_RouterState):
-    """Changes to the gate table, each announced to every peer."""
+class GateRegistry:
+    """The gate table, each change announced to every peer."""
 
-    def gate_info(self, name: str) -> w.GateInfo | None:
+    def __init__(self, config: BrokerConfig, peers: PeerTable, out: Outbox) -> None:
+        self._config = config
+        self._peers = peers
+        self._out = out
+        self._gates: dict[str, Gate] = {}
+
+    def __len__(self) -> int:
+        return len(self._gates)
+
+    def info(self, name: str) -> w.GateInfo | None:
         gate = self._gates.get(name)
         return gate.info() if gate else None
 
-    def _gate(self, name: str) -> _Gate:
+    def infos(self) -> tuple[w.GateInfo, ...]:
+        return tuple(g.info() for g in self._gates.values())
+
+    def slot(self, name: str, kind: w.Kind) -> w.SlotInfo | None:
+        """Who fills the func or action slot of gate `name`, if anyone."""
         gate = self._gates.get(name)
-        if gate is None:
-            gate = self._gates[name] = _Gate(name)
-        return gate
+        return None if gate is None else (gate.func if kind == "func" else gate.action)
 
-    def _gate_changed(self, gate: _Gate) -> None:
-        self._invalidate_routes()
-        info = gate.info()
-        if gate.empty():
-            self._gates.pop(gate.name, None)
-        for peer in self._by_identity.values():
-            peer.seq += 1
-            self._send(peer.identity, w.GateChanged(gate=info, seq=peer.seq))
+    def subscribers(self, name: str) -> Iterable[str]:
+        """The InternalNames of the processes subscribed to gate `name`."""
+        gate = self._gates.get(name)
+        return () if gate is None else gate.subscribers
 
-    def _provide(self, peer: _Peer, msg: w.Provide) -> None:
+    def table(self, peer: Peer) -> w.GateTable:
+        return w.GateTable(gates=self.infos(), peers=tuple(self._peers.by_name), seq=peer.seq)
+
+    # --- changes a peer asks for -----------------------------------------------------------
+
+    def provide(self, peer: Peer, msg: w.Provide) -> None:
         problem = check_gate_name(msg.gate)
         if problem is None and not owns_gate(peer.name, msg.gate):
             problem = ownership_error(peer.name, msg.gate)
-        if problem is None and len(msg.params) > 8:
-            problem = f"{msg.gate} declares {len(msg.params)} parameters; a gate takes 0 to 8."
-        limit = self.config.max_gates_per_peer
+        if problem is None and len(msg.params) > MAX_ARGS:
+            problem = f"{msg.gate} declares {len(msg.params)} parameters; a gate takes 0 to {MAX_ARGS}."
+        limit = self._config.max_gates_per_peer
         if problem is None and msg.gate not in peer.provides and len(peer.provides) >= limit:
             problem = (
                 f"{peer.name} already provides {limit} gates, the most the bus allows per process; "
@@ -50,7 +66,7 @@ class _Gates(_RouterState):
                 "the broker with a higher BrokerConfig.max_gates_per_peer."
             )
         if problem:
-            self._notice(peer.identity, "IpcRefusedError", problem)
+            self._out.notice(peer.identity, "IpcRefusedError", problem)
             return
         peer.provides.add(msg.gate)
         gate = self._gate(msg.gate)
@@ -59,9 +75,9 @@ class _Gates(_RouterState):
             gate.func = slot
         else:
             gate.action = slot
-        self._gate_changed(gate)
+        self.announce(gate)
 
-    def _withdraw(self, peer: _Peer, msg: w.Withdraw) -> None:
+    def withdraw(self, peer: Peer, msg: w.Withdraw) -> None:
         gate = self._gates.get(msg.gate)
         if gate is None:
             return
@@ -76,18 +92,18 @@ class _Gates(_RouterState):
             gate.action is None or gate.action.provider != peer.name
         ):
             peer.provides.discard(gate.name)
-        self._gate_changed(gate)
+        self.announce(gate)
 
-    def _subscribe(self, peer: _Peer, name: str, delta: int) -> None:
+    def subscribe(self, peer: Peer, name: str, delta: int) -> None:
         problem = check_gate_name(name)
         if problem:
-            self._notice(peer.identity, "IpcRefusedError", problem)
+            self._out.notice(peer.identity, "IpcRefusedError", problem)
             return
         if delta < 0 and name not in self._gates:
             return
-        limit = self.config.max_subscriptions_per_peer
+        limit = self._config.max_subscriptions_per_peer
         if delta > 0 and peer.subscriptions >= limit:
-            self._notice(
+            self._out.notice(
                 peer.identity,
                 "IpcRefusedError",
                 f"{peer.name} already holds {limit} subscriptions, the most the bus allows per "
@@ -103,11 +119,50 @@ class _Gates(_RouterState):
             gate.subscribers[peer.name] = count
         else:
             gate.subscribers.pop(peer.name, None)
-        self._gate_changed(gate)
+        self.announce(gate)
 
-    def _table(self, peer: _Peer) -> w.GateTable:
-        return w.GateTable(
-            gates=tuple(g.info() for g in self._gates.values()),
-            peers=tuple(self._by_name),
-            seq=peer.seq,
-        )
+    # --- a peer leaving, or starting over --------------------------------------------------
+
+    def release(self, peer: Peer) -> list[Gate]:
+        """Empty every slot `peer` fills and drop its subscriptions; the gates changed, to
+        `announce` once the rest of its departure is done."""
+        changed: list[Gate] = []
+        for gate in self._gates.values():
+            touched = False
+            if gate.func is not None and gate.func.provider == peer.name:
+                gate.func, touched = None, True
+            if gate.action is not None and gate.action.provider == peer.name:
+                gate.action, touched = None, True
+            if gate.subscribers.pop(peer.name, 0):
+                touched = True
+            if touched:
+                changed.append(gate)
+        return changed
+
+    def drop_subscriptions(self, peer: Peer) -> list[Gate]:
+        """Forget `peer`'s subscriptions (it re-sends them in its new session); the gates changed.
+        A gate left empty goes at once, so the Welcome does not list it."""
+        peer.subscriptions = 0
+        changed = [gate for gate in self._gates.values() if gate.subscribers.pop(peer.name, 0)]
+        for gate in changed:
+            if gate.empty():
+                del self._gates[gate.name]
+        return changed
+
+    def announce(self, gate: Gate) -> None:
+        """`gate` changed: drop it if empty, and tell every peer with a sequenced GateChanged."""
+        peers = self._peers
+        peers.invalidate_routes()
+        info = gate.info()
+        if gate.empty():
+            self._gates.pop(gate.name, None)
+        send = self._out.send
+        for peer in peers.by_identity.values():
+            peer.seq += 1
+            send(peer.identity, w.GateChanged(gate=info, seq=peer.seq))
+
+    def _gate(self, name: str) -> Gate:
+        gate = self._gates.get(name)
+        if gate is None:
+            gate = self._gates[name] = Gate(name)
+        return gate

@@ -10,10 +10,13 @@ Three signals, each for a case the others miss:
   `known=False` tells a process the broker forgot it (restart, sweep) so it says Hello again.
 * the sweep: a peer not heard from for `peer_timeout` is removed (a frozen process, SIGSTOP).
 * probes: when the transport sees a connection close, `probe()` sends a harmless frame to every
-  peer; one whose connection is gone cannot be sent to, and `undeliverable` removes it at once:
+  peer; one whose connection is gone cannot be sent to, and `unreachable` removes it at once:
   a killed process is noticed in milliseconds rather than at the next sweep (B2). ZeroMQ's own
   heartbeats cannot tell which routing identity died without the draft ZMQ_ROUTER_NOTIFY,
   which the bundled libzmq lacks; a failed send to that identity can.
+
+`Liveness` keeps no table of its own: it reads when each peer was last seen (`Peer.last_seen`,
+refreshed by every frame) and has the sessions (`_router_peers`) remove the ones it finds gone.
 """
 
 from __future__ import annotations
@@ -21,49 +24,46 @@ from __future__ import annotations
 import hmac
 
 from . import _wire as w
-from ._router_peers import _Peers
-from ._router_state import Outgoing
+from ._config import BrokerConfig
+from ._router_peers import Sessions
+from ._router_tables import Outbox, Outgoing, PeerTable
 
 
-class _Liveness(_Peers):
+class Liveness:
     """Alive, the sweep of silent peers, and probes of peers whose connection may be gone."""
 
-    def sweep(self, now: float) -> list[Outgoing]:
-        """Remove peers not heard from within the timeout; forget contests nobody waits for."""
-        self._out = []
-        limit = now - self.config.peer_timeout
-        for peer in [p for p in self._by_identity.values() if p.last_seen < limit]:
-            silent = now - peer.last_seen
-            self._remove_peer(peer, f"{peer.name} stopped answering (no heartbeat for {silent:.1f} s)")
-        if self._contests:
-            # A newcomer that gave up (or got its answer) asks no more; its contest would
-            # otherwise stay. Twice the window and a second is past any live contest.
-            forget = now - 2 * self.config.peer_timeout - 1.0
-            for key in [k for k, began in self._contests.items() if began < forget]:
-                del self._contests[key]
-        return self._out
+    def __init__(
+        self, config: BrokerConfig, incarnation: str, peers: PeerTable, sessions: Sessions, out: Outbox
+    ) -> None:
+        self._config = config
+        self._incarnation = incarnation
+        self._peers = peers
+        self._sessions = sessions
+        self._out = out
 
-    def probe(self) -> list[Outgoing]:
-        """A probe for every peer: the transport saw a connection close and cannot say whose."""
-        return [self._probe_of(peer) for peer in self._by_identity.values()]
-
-    def undeliverable(self, item: Outgoing, why: str, gone: bool = True) -> list[Outgoing]:
-        """The transport could not send `item`: the connection is `gone`, or the peer is too slow.
-
-        A probe that finds the connection gone removes its peer; a probe to a slow peer proves
-        nothing (a blocked loop fills its queue) and is dropped. An Invoke fails its call."""
-        self._out = []
-        if item.probe:
-            peer = self._by_identity.get(item.identity)
-            if peer is not None and gone:
-                self._remove_peer(peer, f"{peer.name}'s connection closed (its process exited or was killed)")
-        elif item.call_id:
-            self._undeliverable_invoke(item, why)
-        return self._out
-
-    def _alive(self, identity: bytes, msg: w.Alive, now: float) -> None:
-        holder = self._by_name.get(msg.name)
+    def alive(self, identity: bytes, msg: w.Alive, now: float) -> None:
+        holder = self._peers.by_name.get(msg.name)
         known = holder is not None and hmac.compare_digest(holder.incarnation.encode(), msg.incarnation.encode())
         if holder is not None and known:
             holder.last_seen = now
-        self._send(identity, w.AliveAck(broker=self.incarnation, known=known, stamp=msg.stamp))
+        self._out.send(identity, w.AliveAck(broker=self._incarnation, known=known, stamp=msg.stamp))
+
+    def sweep(self, now: float) -> None:
+        """Remove peers not heard from within the timeout; forget contests nobody waits for."""
+        limit = now - self._config.peer_timeout
+        for peer in [p for p in self._peers.by_identity.values() if p.last_seen < limit]:
+            silent = now - peer.last_seen
+            self._sessions.remove(peer, f"{peer.name} stopped answering (no heartbeat for {silent:.1f} s)")
+        self._sessions.forget_contests(now)
+
+    def probe(self) -> list[Outgoing]:
+        """A probe for every peer: the transport saw a connection close and cannot say whose."""
+        probe_of = self._out.probe_of
+        return [probe_of(peer) for peer in self._peers.by_identity.values()]
+
+    def unreachable(self, item: Outgoing, gone: bool) -> None:
+        """The probe `item` could not be sent. If the connection is `gone`, its peer is removed;
+        a probe to a slow peer proves nothing (a blocked loop fills its queue) and is dropped."""
+        peer = self._peers.by_identity.get(item.identity)
+        if peer is not None and gone:
+            self._sessions.remove(peer, f"{peer.name}'s connection closed (its process exited or was killed)")

@@ -1,10 +1,10 @@
 """Peer sessions: who is on the bus, under which name, and handing a name on (B4).
 
-`_Peers` binds a ROUTER identity to an InternalName on Hello (moving a known process to its new
-connection, starting a fresh session), announces joins and departures to every other peer, and
-removes a peer on Bye or when liveness (`_router_liveness`) finds it gone. Removing a peer
-withdraws its gates and subscriptions and fails the calls it was serving, so this part sits on
-top of the gates and the calls.
+`Sessions` binds a ROUTER identity to an InternalName on Hello (moving a known process to its
+new connection, starting a fresh session), announces joins and departures to every other peer,
+and removes a peer on Bye or when liveness (`_router_liveness`) finds it gone. Removing a peer
+has the gate registry let go of its gates and subscriptions and the call relay fail the calls
+it was serving; the sessions decide when, in what order, and who is told.
 
 A Hello for a name another process holds is not refused at once: the holder may be a process
 that just died (killed, its connection not yet seen closing) and the newcomer its restart.
@@ -12,7 +12,8 @@ The broker probes the holder and answers the newcomer NameBusy; the newcomer say
 until the name is decided. The holder is alive if the broker hears from it (its beacon's Alive
 comes every heartbeat) well after the newcomer first asked: then the newcomer is refused, as two
 live processes with one name must be. If the holder is dead, its probe or the sweep removes it
-within the liveness window and the newcomer's next Hello gets the name.
+within the liveness window and the newcomer's next Hello gets the name. `Sessions` owns these
+contests.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import logging
 from typing import Final
 
 from . import _wire as w
-from ._config import check_peer_name
-from ._router_calls import _Calls
-from ._router_gates import _Gates
-from ._router_state import _err, _Gate, _Peer
+from ._config import BrokerConfig, check_peer_name
+from ._router_calls import CallRelay
+from ._router_gates import GateRegistry
+from ._router_tables import Gate, Outbox, Peer, PeerTable
 
 log = logging.getLogger("xivmcp.broker")
 
@@ -33,16 +34,34 @@ MAX_CONTESTS: Final = 1024
 cannot grow the table without bound; the sweep forgets contests nobody asks about)."""
 
 
-class _Peers(_Gates, _Calls):
-    """Sessions of the peers: Hello, Bye, and removing a peer."""
+class Sessions:
+    """Hello, Bye, and removing a peer; the names newcomers wait for."""
+
+    def __init__(
+        self,
+        config: BrokerConfig,
+        incarnation: str,
+        peers: PeerTable,
+        gates: GateRegistry,
+        calls: CallRelay,
+        out: Outbox,
+    ) -> None:
+        self._config = config
+        self._incarnation = incarnation
+        self._peers = peers
+        self._gates = gates
+        self._calls = calls
+        self._out = out
+        self._contests: dict[tuple[str, str], float] = {}
+        """(name, newcomer's incarnation) -> when the newcomer first asked for the held name."""
 
     @property
-    def peers(self) -> list[str]:
-        return sorted(self._by_name)
+    def contested_names(self) -> int:
+        return len({name for name, _ in self._contests})
 
-    def _hello(self, identity: bytes, peer: _Peer | None, msg: w.Hello, now: float) -> None:
+    def hello(self, identity: bytes, peer: Peer | None, msg: w.Hello, now: float) -> None:
         if msg.protocol != w.PROTOCOL_VERSION:
-            self._refuse(
+            self._out.refuse(
                 identity,
                 f"This broker speaks bus protocol {w.PROTOCOL_VERSION}, the peer {msg.protocol}. "
                 "Install the same xivmcp-bus version for both.",
@@ -50,45 +69,42 @@ class _Peers(_Gates, _Calls):
             return
         problem = check_peer_name(msg.name)
         if problem:
-            self._refuse(identity, problem)
+            self._out.refuse(identity, problem)
             return
-        holder = self._by_name.get(msg.name)
+        peers = self._peers
+        holder = peers.by_name.get(msg.name)
         if holder is not None and holder.identity != identity:
             if holder.incarnation != msg.incarnation:
                 self._contest(identity, holder, msg, now)
                 return
-            # The same process on a new connection: move its state to the new identity.
-            del self._by_identity[holder.identity]
-            holder.identity = identity
-            self._by_identity[identity] = holder
+            peers.move(holder, identity)  # the same process on a new connection
             peer = holder
         elif peer is not None and peer.name != msg.name:
-            self._remove_peer(peer, f"{peer.name} reconnected as {msg.name}")
+            self.remove(peer, f"{peer.name} reconnected as {msg.name}")
             peer = None
         if self._contests:
             self._contests.pop((msg.name, msg.incarnation), None)
         joined = peer is None
-        changed: list[_Gate] = []
+        changed: list[Gate] = []
         if peer is None:
-            peer = _Peer(name=msg.name, identity=identity, incarnation=msg.incarnation, last_seen=now)
-            self._by_identity[identity] = peer
-            self._by_name[msg.name] = peer
+            peer = Peer(name=msg.name, identity=identity, incarnation=msg.incarnation, last_seen=now)
+            peers.add(peer)
         else:
             changed = self._new_session(peer)
         peer.last_seen = now
         peer.seq = 0
         peer.batch = msg.batch
-        config = self.config
-        self._send(
+        config = self._config
+        self._out.send(
             identity,
             w.Welcome(
                 name=msg.name,
-                broker=self.incarnation,
+                broker=self._incarnation,
                 heartbeat=config.heartbeat_interval,
                 timeout=config.peer_timeout,
                 max_payload=config.max_payload,
-                gates=tuple(g.info() for g in self._gates.values()),
-                peers=tuple(self._by_name),
+                gates=self._gates.infos(),
+                peers=tuple(peers.by_name),
                 seq=0,
                 max_gates=config.max_gates_per_peer,
                 max_subscriptions=config.max_subscriptions_per_peer,
@@ -96,25 +112,25 @@ class _Peers(_Gates, _Calls):
             ),
         )
         for gate in changed:
-            self._gate_changed(gate)
+            self._gates.announce(gate)
         if joined:
-            for other in self._by_identity.values():
+            for other in peers.by_identity.values():
                 if other is not peer:
                     other.seq += 1
-                    self._send(other.identity, w.PeerJoined(name=peer.name, seq=other.seq))
+                    self._out.send(other.identity, w.PeerJoined(name=peer.name, seq=other.seq))
 
-    def _contest(self, identity: bytes, holder: _Peer, msg: w.Hello, now: float) -> None:
+    def _contest(self, identity: bytes, holder: Peer, msg: w.Hello, now: float) -> None:
         """A newcomer asks for `holder`'s name: refuse it if the holder is alive, else make it wait."""
         key = (msg.name, msg.incarnation)
         began = self._contests.get(key)
         silent = now - holder.last_seen
-        config = self.config
+        config = self._config
         # Heard from well after the newcomer asked: a frame the holder sent just before it died
         # may still be read a moment later, so only what comes after a settling time counts.
         settle = min(0.25, config.heartbeat_interval / 2)
         if began is not None and holder.last_seen >= began + settle:
             del self._contests[key]
-            self._refuse(
+            self._out.refuse(
                 identity,
                 f"The InternalName {msg.name!r} is already connected from another process, which is "
                 f"alive (last heard {silent:.1f} s ago). Each process needs its own name: start this "
@@ -123,7 +139,7 @@ class _Peers(_Gates, _Calls):
             return
         if began is None:
             if len(self._contests) >= MAX_CONTESTS:
-                self._refuse(
+                self._out.refuse(
                     identity,
                     f"{len(self._contests)} processes are already waiting for names other processes "
                     f"hold, the most the bus allows; {msg.name!r} cannot wait too. Try again shortly.",
@@ -131,9 +147,9 @@ class _Peers(_Gates, _Calls):
                 return
             self._contests[key] = now
             log.info("%s: a new process asks for the name; probing the one that holds it", msg.name)
-        self._out.append(self._probe_of(holder))
+        self._out.items.append(self._out.probe_of(holder))
         retry = min(0.25, config.heartbeat_interval / 2)
-        self._send(
+        self._out.send(
             identity,
             w.NameBusy(
                 name=msg.name,
@@ -143,57 +159,31 @@ class _Peers(_Gates, _Calls):
             ),
         )
 
-    def _new_session(self, peer: _Peer) -> list[_Gate]:
+    def forget_contests(self, now: float) -> None:
+        """Forget the contests nobody asks about any more: a newcomer that gave up (or got its
+        answer) asks no more. Twice the liveness window and a second is past any live contest."""
+        if self._contests:
+            forget = now - 2 * self._config.peer_timeout - 1.0
+            for key in [k for k, began in self._contests.items() if began < forget]:
+                del self._contests[key]
+
+    def _new_session(self, peer: Peer) -> list[Gate]:
         """A known process said Hello again. After the Welcome it fails its own calls in flight
         and re-sends every Provide and Subscribe it holds, so forget the old session's calls and
         subscriptions (else they would count twice). Returns the gates whose subscribers changed."""
-        for call_id in peer.calls.values():
-            pending = self._pending.pop(call_id, None)  # its caller gave up on it; drop the late reply
-            if pending is not None:
-                pending.pair.in_flight -= 1
-        peer.calls.clear()
-        peer.subscriptions = 0
-        changed = [gate for gate in self._gates.values() if gate.subscribers.pop(peer.name, 0)]
-        for gate in changed:
-            if gate.empty():
-                del self._gates[gate.name]  # so the Welcome does not list it
-        return changed
+        self._calls.forget_calls_of(peer)
+        return self._gates.drop_subscriptions(peer)
 
-    def _remove_peer(self, peer: _Peer, reason: str) -> None:
-        self._invalidate_routes()  # its slots and the pairs to it go below
-        self._by_identity.pop(peer.identity, None)
-        if self._by_name.get(peer.name) is peer:
-            del self._by_name[peer.name]
-        changed: list[_Gate] = []
-        for gate in self._gates.values():
-            touched = False
-            if gate.func is not None and gate.func.provider == peer.name:
-                gate.func, touched = None, True
-            if gate.action is not None and gate.action.provider == peer.name:
-                gate.action, touched = None, True
-            if gate.subscribers.pop(peer.name, 0):
-                touched = True
-            if touched:
-                changed.append(gate)
-        for call_id in peer.calls.values():
-            self._pending.pop(call_id, None)  # its calls' replies will find nobody; drop them then
-        peer.calls.clear()
-        for call_id, pending in list(self._pending.items()):
-            if pending.provider == peer.name:
-                del self._pending[call_id]
-                self._finish_pending(pending)
-                self._result(
-                    pending.caller.identity,
-                    pending.caller_call_id,
-                    _err(
-                        "IpcPeerLeftError",
-                        f"{peer.name} left the bus during the call to {pending.gate} ({reason}).",
-                    ),
-                )
+    def remove(self, peer: Peer, reason: str) -> None:
+        """`peer` left the bus (Bye, or found gone): free what it held and tell the others."""
+        peers = self._peers
+        peers.invalidate_routes()  # its slots and the pairs to it go below
+        peers.drop(peer)
+        changed = self._gates.release(peer)
+        self._calls.drop_peer(peer, reason)
         for gate in changed:
-            self._gate_changed(gate)
-        for other in self._by_identity.values():
-            other.to.pop(peer.name, None)  # its calls to the peer all failed above
+            self._gates.announce(gate)
+        for other in peers.by_identity.values():
             other.seq += 1
-            self._send(other.identity, w.PeerLeft(name=peer.name, reason=reason, seq=other.seq))
+            self._out.send(other.identity, w.PeerLeft(name=peer.name, reason=reason, seq=other.seq))
         log.info("peer left: %s", reason)

@@ -1,6 +1,7 @@
 """The ZeroMQ adapter: the only module of the project that imports `zmq`.
 
-Three small classes hide the sockets from the rest of the broker package:
+Three small classes hide the sockets from the rest of the broker package (a peer sees its two
+through `ZMQ`, the default `_transport_base.Connector`):
 
 * `RouterTransport`, the broker's ROUTER socket, driven by a plain synchronous loop (the
   broker has one socket and nothing else to wait for, so asyncio would only add latency). A
@@ -50,6 +51,8 @@ from typing import TYPE_CHECKING, Any, Final, cast
 import zmq
 import zmq.backend
 
+from ._transport_base import OnFrame, OnUnsent, Packer, TransportBusyError
+
 if TYPE_CHECKING:
     from typing_extensions import Buffer
 
@@ -74,9 +77,6 @@ _send: Final = cast(
 _get: Final = cast("Callable[[zmq.Socket[bytes], int], int]", zmq.Socket.get)
 """`Socket.get` for int options (EVENTS), typed so: the stubs say `int | bytes`."""
 
-Packer = Callable[[list[bytes]], Iterator[tuple[bytes, int]]]
-"""Joins queued messages into the frames to send, each with how many messages it carries."""
-
 
 def _recv_rest(sock: zmq.Socket[bytes], first: zmq.Frame) -> list[Frame]:
     """`first` and the frames of its message after it. `recv(copy=False)` gives a frame whose
@@ -98,10 +98,6 @@ def _drain_quietly(sock: zmq.Socket[bytes]) -> Iterator[list[Frame]]:
 
 UNREACHABLE: Final = "its connection is gone"
 """`RouterTransport.send_nowait`'s answer when the identity has no connection (EHOSTUNREACH)."""
-
-
-class TransportBusyError(Exception):
-    """A send could not be queued: no connection, or the peer is not keeping up."""
 
 
 class RouterTransport:
@@ -421,3 +417,18 @@ class LivenessBeacon:
         if self._thread is not threading.current_thread():
             self._thread.join(2.0)
         self._wake_w.close()
+
+
+class ZmqConnector:
+    """The default `Connector` of a peer: a `DealerTransport` and a `LivenessBeacon`."""
+
+    def open(self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent) -> DealerTransport:
+        return DealerTransport(endpoint, on_frame, max_frame, on_unsent)
+
+    def beacon(
+        self, endpoint: str, make_frame: Callable[[], bytes], on_reply: OnFrame, interval: float, name: str
+    ) -> LivenessBeacon:
+        return LivenessBeacon(endpoint, make_frame, on_reply, interval, name)
+
+
+ZMQ: Final = ZmqConnector()

@@ -22,7 +22,7 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 
-from broker import IpcError, connect, loop_options
+from broker import connect, run_main
 
 from ._clock import Clock, RealClock, TestClock
 from ._default_world import default_world
@@ -134,16 +134,8 @@ def run_game(config: GameConfig) -> int:
             tg.start_soon(_stop_on_signal, tg.cancel_scope)
             await serve_game(config, world=world, on_ready=ready)
 
-    options = loop_options()  # a selector loop on Windows, which the bus needs
-    code = 0
-    try:
-        anyio.run(main, backend="asyncio", backend_options=options)
-    except* IpcError as group:  # no broker, or the name Game held by a live process
-        print(f"xivmcp game: {group.exceptions[0]}", file=sys.stderr, flush=True)
-        code = 2
-    except* KeyboardInterrupt:
-        code = 130
-    return code
+    # No broker, or the name Game held by a live process: "xivmcp game: why" and status 2.
+    return run_main(main, name="xivmcp game")
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:

@@ -5,13 +5,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import anyio
-
-from broker import IpcError, loop_options
+from broker import run_main
 from gates.contract import find_bus
 
 _VERBOSE = [False]
@@ -40,17 +37,11 @@ def parse_args(name: str, extra: Callable[[argparse.ArgumentParser], None] | Non
 
 
 def run(main: Callable[[], Awaitable[None]]) -> None:
-    """Run on asyncio (a selector loop on Windows, which the bus needs); Ctrl-C ends quietly."""
-    options = loop_options()  # a selector loop on Windows, which the bus needs
-    try:
-        anyio.run(main, backend="asyncio", backend_options=options)
-    except KeyboardInterrupt:
-        pass
-    except IpcError as exc:  # no broker, the name taken: one line, not a traceback
-        if _VERBOSE[0]:
-            traceback.print_exc()
-        print(str(exc), file=sys.stderr, flush=True)
-        sys.exit(2)
+    """Run on the bus's event loop; Ctrl-C ends quietly. No broker, or the name taken: one line
+    (with --verbose, a traceback too), not a traceback alone, and exit status 2."""
+    code = run_main(main, verbose=_VERBOSE[0], interrupted=0)
+    if code:
+        sys.exit(code)
 
 
 def say(text: str) -> None:

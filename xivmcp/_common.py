@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Awaitable, Callable
 
 
@@ -13,26 +12,14 @@ def print_err(text: str) -> None:
 
 
 def run_async(main: Callable[[], Awaitable[int]], *, verbose: bool = False) -> int:
-    """Run `main` on asyncio (a selector loop on Windows, which zmq's descriptor needs). An
-    expected failure of the bus (nothing answers, a name taken) is one line and exit 2.
+    """`broker.run_main`: `main` on the bus's event loop; an expected failure of the bus (nothing
+    answers, a name taken) is one line (`--verbose`: and its traceback) and exit 2, Ctrl-C 130.
 
     The event loop and the bus are loaded here, not with the module: a command that never runs
     one (`xivmcp up` before it starts the broker) does not wait for them."""
+    from broker import run_main
 
-    import anyio
-
-    from broker import IpcError, loop_options
-
-    options = loop_options()  # a selector loop on Windows, which the bus needs
-    try:
-        return anyio.run(main, backend="asyncio", backend_options=options)
-    except IpcError as exc:
-        if verbose:
-            traceback.print_exc()
-        print_err(str(exc))
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    return run_main(main, verbose=verbose)
 
 
 def cli_peer_name() -> str:

@@ -7,11 +7,12 @@ or suspend.
     raise SystemExit(report.exit_code)        # 1 on any error, 0 with warnings only
 
 Its rooms: the report and its findings (`_report`), the arguments to call with (`_arguments`),
-the definitions (`_definitions`), the player's side of the private system (`_session`), what a
-call showed (`_verdicts`), the run itself (`_run`), the renderers (`_render`), and the script
-that runs the plugin with its registrations written down (`_record_registrations`). It stands
-where the testing kit stands: it uses the host only through the player's API (`PlayerClient`)
-and the shipped harness, never the host's internals.
+the definitions (`_definitions`), the player's side of the private system (`_session`), a
+call's audit line, typed (`_call_line`), what a call showed (`_verdicts`), the run itself
+(`_run`), the renderers (`_render`), and the script that runs the plugin with its registrations
+written down (`_record_registrations`). It stands where the testing kit stands: it uses the host
+only through the player's API (`PlayerClient`), the host's public names (`AuditKind`,
+`CANCEL_GRACE`) and the shipped harness, never the host's internals.
 """
 
 from ._render import to_json, to_junit, to_text

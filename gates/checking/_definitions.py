@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import msgspec
 
-from gates.contract import CORE_TOOL_NAMES, quote
+from gates.contract import BUILTIN_TOOL_NAMES, quote
 
 from ._report import Check, Finding, Rule, Severity
 
@@ -89,7 +89,7 @@ def judge_refusals(records: Iterable[RegistrationRecord]) -> list[Finding]:
         if error is None:
             refused.pop(name, None)  # sent again and taken (a host restart, a fixed definition)
             continue
-        if name in CORE_TOOL_NAMES:
+        if name in BUILTIN_TOOL_NAMES:
             finding = Finding(
                 severity=Severity.ERROR,
                 tool=name,

@@ -31,7 +31,7 @@ import msgspec
 
 import broker
 from gates.contract import HOST_NAME, Answer, CapabilityId, Risk, find_capability
-from gates.host import CANCEL_GRACE
+from gates.host import CANCEL_GRACE, AuditKind
 from gates.player import (
     AdvanceClock,
     AnswerApproval,
@@ -53,6 +53,7 @@ from gates.player import (
 )
 from gates.testing import START_TIMEOUT, Process, XivMcpSystem
 
+from ._call_line import CallLine
 from ._definitions import OfferedDefinition, RegistrationRecord
 
 __all__ = [
@@ -100,8 +101,8 @@ class CallSeen:
     """The player's `call` reply; None when the check cancelled the call."""
     seconds: float
     """Wall time until the answer, or until the cancelled call ended."""
-    audit: dict[str, Any] | None = None
-    """The details of the call's audit line; None when the host never ran it (a refusal of its own)."""
+    audit: CallLine | None = None
+    """The call's audit line; None when the host never ran it (a refusal of its own)."""
     suspension: str | None = None
     """The reason XIV MCP suspended the plugin after this call, if it did."""
     cancelled: bool = False
@@ -114,11 +115,11 @@ class CallSeen:
     def error(self) -> str | None:
         if self.reply is not None:
             return str(self.reply.error) if self.reply.is_error else None
-        return None if self.audit is None or self.audit.get("ok") else str(self.audit.get("error") or "")
+        return None if self.audit is None or self.audit.ok else self.audit.error or ""
 
     @property
     def long_running(self) -> bool:
-        return self.known_long_running or bool(self.audit and self.audit.get("pending"))
+        return self.known_long_running or (self.audit is not None and self.audit.pending)
 
 
 @dataclass(slots=True)
@@ -165,6 +166,7 @@ class CheckSession:
         self._app: _App | None = None
         self._apps_made = 0
         self._seen_calls: set[str | None] = set()
+        """The calls whose audit line a `CallSeen` has had (by callId)."""
 
     @classmethod
     @asynccontextmanager
@@ -336,20 +338,19 @@ class CheckSession:
                 await anyio.sleep(POLL_SECONDS)
         return False
 
-    async def _audit_of(self, plugin: str, tool: str) -> tuple[dict[str, Any] | None, str | None]:
-        """The details of the newest audit line of a call of `tool` not seen yet, and the suspension it caused."""
+    async def _audit_of(self, plugin: str, tool: str) -> tuple[CallLine | None, str | None]:
+        """The newest audit line of a call of `tool` not seen yet, and the suspension it caused."""
         entries = (await self.send(ReadAudit(plugin=plugin, limit=AUDIT_LINES))).entries
         for entry in reversed(entries):
-            details = entry.details
-            call_id: str | None = details.get("callId")
-            if entry.kind == "call" and entry.tool == tool and call_id not in self._seen_calls:
-                self._seen_calls.add(call_id)
+            line = CallLine.of(entry) if entry.kind == AuditKind.CALL and entry.tool == tool else None
+            if line is not None and line.call_id not in self._seen_calls:
+                self._seen_calls.add(line.call_id)
                 reasons = [
                     e.details.get("reason")
                     for e in entries
-                    if e.kind == "suspension" and e.details.get("callId") == call_id
+                    if e.kind == AuditKind.SUSPENSION and e.details.get("callId") == line.call_id
                 ]
-                return dict(details), (str(reasons[0]) if reasons else None)
+                return line, (str(reasons[0]) if reasons else None)
         return None, None
 
 

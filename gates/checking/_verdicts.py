@@ -4,6 +4,9 @@ The host has judged the call already (T2, W3, W4: its effects against the declar
 `changedOnError`, the suspension); this turns its verdict into what the plugin's author reads,
 and adds what only the check knows: whether the arguments were ones the schema allows, how long
 a quick tool kept its Invoke, whether a cancelled call stopped.
+
+Each rule is a small function of the call (`_Call`: what the check saw and the host's typed
+audit line of it, `CallLine`) returning its findings; `_RULES` lists them in the order reported.
 """
 
 from __future__ import annotations
@@ -11,10 +14,13 @@ from __future__ import annotations
 import builtins
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 from gates.contract import quote
 
+from ._call_line import CallLine
 from ._report import Check, Finding, Rule, Severity
 from ._session import CallSeen
 
@@ -38,103 +44,174 @@ def is_exception_text(error: str) -> bool:
     return name in _BUILTIN_EXCEPTIONS or (name.endswith(_EXCEPTION_ENDINGS) and name not in _EXCEPTION_ENDINGS)
 
 
-def judge_call(plugin: str, seen: CallSeen, *, why_invalid: str | None, quick_limit: float) -> list[Finding]:
-    """What one call showed; `why_invalid` says why its arguments break the schema (None: valid ones)."""
-    check = Check.VALID_ARGUMENTS if why_invalid is None else Check.INVALID_ARGUMENTS
-    audit = seen.audit
-    if audit is None:
-        return []  # XIV MCP itself refused the call (the plugin was paused or suspended): not the tool's doing
-    found: list[Finding] = []
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One call, as each rule reads it."""
 
-    def add(severity: Severity, rule: Rule, spec: str, message: str, on: Check = check) -> None:
-        found.append(
-            Finding(
-                severity=severity,
-                tool=seen.tool,
-                rule=rule,
-                check=on,
-                spec=spec,
-                message=message,
-                arguments=seen.arguments,
-            )
+    plugin: str
+    seen: CallSeen
+    line: CallLine
+    """The host's audit line of it."""
+    why_invalid: str | None
+    """Why its arguments break the schema; None: they are valid ones."""
+    quick_limit: float
+    sent: str
+    """Its arguments, shown (cut at 200 characters)."""
+
+    @property
+    def tool(self) -> str:
+        return self.seen.tool
+
+    def finding(self, severity: Severity, rule: Rule, spec: str, message: str, on: Check | None = None) -> Finding:
+        """A finding about this call, under the check it ran in (valid or invalid arguments) unless `on`."""
+        if on is None:
+            on = Check.VALID_ARGUMENTS if self.why_invalid is None else Check.INVALID_ARGUMENTS
+        return Finding(
+            severity=severity,
+            tool=self.tool,
+            rule=rule,
+            check=on,
+            spec=spec,
+            message=message,
+            arguments=self.seen.arguments,
         )
 
-    tool, sent = seen.tool, _shown(seen.arguments)
-    effects: list[dict[str, Any]] = list(audit.get("effects") or [])
-    undeclared = [e for e in effects if e.get("undeclared")]
-    if undeclared:
-        details = " ".join(str(e.get("detail")) for e in undeclared)
-        covering = sorted({c for e in undeclared for c in e.get("coveredBy") or []})
-        if seen.suspension is not None:
-            what = f"XIV MCP would suspend {plugin}: {seen.suspension}"
-        else:
-            what = f"XIV MCP would flag the call in its audit log: {tool}: {details} (not declared)"
-        add(
+
+def _undeclared_effect(call: _Call) -> list[Finding]:
+    undeclared = [e for e in call.line.effects if e.undeclared]
+    if not undeclared:
+        return []
+    details = " ".join(e.detail for e in undeclared)
+    covering = sorted({c for e in undeclared for c in e.covered_by})
+    if call.seen.suspension is not None:
+        what = f"XIV MCP would suspend {call.plugin}: {call.seen.suspension}"
+    else:
+        what = f"XIV MCP would flag the call in its audit log: {call.tool}: {details} (not declared)"
+    return [
+        call.finding(
             Severity.ERROR,
             Rule.UNDECLARED_EFFECT,
             "T2, W4",
-            f"{what}. {tool} did this when called with {sent}; declare the capability that covers it "
+            f"{what}. {call.tool} did this when called with {call.sent}; declare the capability that covers it "
             f"({' or '.join(covering)}) in its definition, or do not do it.",
         )
-    error = seen.error
-    if audit.get("changedOnError"):
-        changes = " ".join(str(e.get("detail")) for e in effects)
-        add(
+    ]
+
+
+def _changed_on_error(call: _Call) -> list[Finding]:
+    if not call.line.changed_on_error:
+        return []
+    changes = " ".join(e.detail for e in call.line.effects)
+    return [
+        call.finding(
             Severity.ERROR,
             Rule.CHANGED_ON_ERROR,
             "T3",
-            f"{tool} answered an error ({quote(error or '', 200)}) yet changed the game ({changes}) when called with "
-            f"{sent}. A refused call must change nothing: check everything before acting, and once it has "
-            "acted, answer what was done as the result.",
+            f"{call.tool} answered an error ({quote(call.seen.error or '', 200)}) yet changed the game ({changes}) "
+            f"when called with {call.sent}. A refused call must change nothing: check everything before acting, "
+            "and once it has acted, answer what was done as the result.",
         )
-    if error is not None and is_exception_text(error):
-        add(
-            Severity.ERROR if why_invalid is None else Severity.WARNING,
+    ]
+
+
+def _exception_reached_assistant(call: _Call) -> list[Finding]:
+    error = call.seen.error
+    if error is None or not is_exception_text(error):
+        return []
+    return [
+        call.finding(
+            Severity.ERROR if call.why_invalid is None else Severity.WARNING,
             Rule.EXCEPTION_REACHED_ASSISTANT,
             "T4, P6",
-            f"An exception reached the assistant as {quote(error or '', 200)} when {tool} was called with {sent}"
-            + (f" ({why_invalid})" if why_invalid else "")
+            f"An exception reached the assistant as {quote(error, 200)} when {call.tool} was called with {call.sent}"
+            + (f" ({call.why_invalid})" if call.why_invalid else "")
             + ". Catch it and raise McpToolError with what was wrong and what to send instead.",
         )
-    if why_invalid is not None and not seen.cancelled and error is None:
-        add(
+    ]
+
+
+def _accepted_invalid_arguments(call: _Call) -> list[Finding]:
+    if call.why_invalid is None or call.seen.cancelled or call.seen.error is not None:
+        return []
+    return [
+        call.finding(
             Severity.WARNING,
             Rule.ACCEPTED_INVALID_ARGUMENTS,
             "T3",
-            f"{tool} answered a result to arguments its input schema does not allow ({why_invalid}: {sent}). "
-            "XIV MCP passes arguments on as they were sent: check them in the handler and refuse with "
-            "McpToolError, saying what is allowed.",
+            f"{call.tool} answered a result to arguments its input schema does not allow ({call.why_invalid}: "
+            f"{call.sent}). XIV MCP passes arguments on as they were sent: check them in the handler and refuse "
+            "with McpToolError, saying what is allowed.",
         )
-    if seen.cancelled and not seen.long_running:
-        took = "did not answer within the two minutes after" if seen.ignored_cancel else f"took {seen.seconds:.1f} s"
-        add(
+    ]
+
+
+def _slow_quick_tool(call: _Call) -> list[Finding]:
+    seen = call.seen
+    if not seen.cancelled or seen.long_running:
+        return []
+    took = "did not answer within the two minutes after" if seen.ignored_cancel else f"took {seen.seconds:.1f} s"
+    return [
+        call.finding(
             Severity.WARNING,
             Rule.SLOW_QUICK_TOOL,
             "J1, P7",
-            f"{tool} is a quick tool (its Invoke answers the result itself) but {took} with {sent}, more than "
-            f"{quick_limit:g} s: in the game its Invoke runs on the framework's thread and blocks it meanwhile. "
-            "Answer at once, or make it a long-running tool (add_long_running_tool, or "
+            f"{call.tool} is a quick tool (its Invoke answers the result itself) but {took} with {call.sent}, more "
+            f"than {call.quick_limit:g} s: in the game its Invoke runs on the framework's thread and blocks it "
+            "meanwhile. Answer at once, or make it a long-running tool (add_long_running_tool, or "
             "@plugin.long_running_tool) that reports progress.",
         )
-    if seen.ignored_cancel and seen.long_running:
-        add(
+    ]
+
+
+def _ignores_cancel(call: _Call) -> list[Finding]:
+    if not (call.seen.ignored_cancel and call.seen.long_running):
+        return []
+    return [
+        call.finding(
             Severity.ERROR,
             Rule.IGNORES_CANCEL,
             "G8, J4",
-            f"{tool} does not stop within two minutes of a Cancel (called with {sent}): XIV MCP gave up waiting "
-            "and moved on while the tool went on acting in the game. Stop when the call is cancelled: "
+            f"{call.tool} does not stop within two minutes of a Cancel (called with {call.sent}): XIV MCP gave up "
+            "waiting and moved on while the tool went on acting in the game. Stop when the call is cancelled: "
             '`await call.sleep(...)` or watch `call.cancelled`, then end the call (the kit answers "Cancelled.").',
             on=Check.CANCEL,
         )
-    if cut := int(audit.get("progressCut") or 0):
-        add(
+    ]
+
+
+def _progress_cut(call: _Call) -> list[Finding]:
+    cut = call.line.progress_cut
+    if not cut:
+        return []
+    return [
+        call.finding(
             Severity.WARNING,
             Rule.PROGRESS_CUT,
             "J5",
-            f"{tool} sent {cut} progress line(s) longer than 300 characters; XIV MCP cuts each at 300, so "
+            f"{call.tool} sent {cut} progress line(s) longer than 300 characters; XIV MCP cuts each at 300, so "
             "the end is lost. Keep a progress line to one short step of what the tool does.",
         )
-    return found
+    ]
+
+
+_RULES: Final[tuple[Callable[[_Call], list[Finding]], ...]] = (
+    _undeclared_effect,
+    _changed_on_error,
+    _exception_reached_assistant,
+    _accepted_invalid_arguments,
+    _slow_quick_tool,
+    _ignores_cancel,
+    _progress_cut,
+)
+"""The rules a call is judged by, in the order their findings are reported."""
+
+
+def judge_call(plugin: str, seen: CallSeen, *, why_invalid: str | None, quick_limit: float) -> list[Finding]:
+    """What one call showed; `why_invalid` says why its arguments break the schema (None: valid ones)."""
+    if seen.audit is None:
+        return []  # XIV MCP itself refused the call (the plugin was paused or suspended): not the tool's doing
+    call = _Call(plugin, seen, seen.audit, why_invalid, quick_limit, _shown(seen.arguments))
+    return [finding for rule in _RULES for finding in rule(call)]
 
 
 def _shown(arguments: dict[str, Any], limit: int = 200) -> str:

@@ -4,7 +4,7 @@ It knows nothing of the host, MCP or sockets, and imports nothing else of ``gate
 
 * gate names (``XivMcp.<Gate>``, ``<InternalName>.XivMcp.<Gate>``) and signatures (``_names``);
 * the codes that cross the boundary: states, modes, risks, capability ids (``_codes``);
-* the capability catalog and XIV MCP's own tool names (``_catalog``);
+* the capability catalog (``_catalog``) and the real host's own tools, by module (``_builtins``);
 * every JSON document as a msgspec ``Struct`` with the wire's field names (``_documents``);
 * decoders whose errors say what to send instead, and the encoder (``_codec``);
 * the replies every host gate answers, ``{"ok": true, ...}`` or ``{"ok": false, ...}`` (``_replies``);
@@ -12,10 +12,20 @@ It knows nothing of the host, MCP or sockets, and imports nothing else of ``gate
 * where a running system is: the runtime file in its data dir (``_runtime``).
 """
 
+from ._builtins import (
+    BUILTIN_TOOL_NAMES,
+    BUILTIN_TOOLS,
+    NOT_FOR_PLUGINS,
+    REAL_HOST,
+    BuiltinModule,
+    BuiltinTool,
+    MaintainedPlugin,
+    RealHostCatalog,
+    RealHostSource,
+)
 from ._catalog import (
     CAPABILITIES,
     CAPABILITY_IDS,
-    CORE_TOOL_NAMES,
     Capability,
     default_mode,
     find_capability,
@@ -147,7 +157,15 @@ __all__ = [
     "API_VERSION",
     "CAPABILITIES",
     "CAPABILITY_IDS",
-    "CORE_TOOL_NAMES",
+    "BUILTIN_TOOLS",
+    "BUILTIN_TOOL_NAMES",
+    "NOT_FOR_PLUGINS",
+    "REAL_HOST",
+    "BuiltinModule",
+    "BuiltinTool",
+    "MaintainedPlugin",
+    "RealHostCatalog",
+    "RealHostSource",
     "GATE_SIGNATURES",
     "HOST_NAME",
     "MAX_ERROR_TEXT",

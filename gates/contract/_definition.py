@@ -13,7 +13,8 @@ from typing import Any, Final
 
 import msgspec
 
-from ._catalog import CAPABILITY_IDS, CORE_TOOL_NAMES, find_capability
+from ._builtins import BUILTIN_TOOL_NAMES
+from ._catalog import CAPABILITY_IDS, find_capability
 from ._codec import decode_tool_definition
 from ._codes import CapabilityId, Risk
 from ._documents import ToolDefinition
@@ -46,7 +47,7 @@ def validate_tool_definition(definition: ToolDefinition) -> ToolDefinition:
             f"Invalid tool name {quote(name)}: use 3–64 characters a-z, 0-9 and _, starting with a letter, "
             'and prefix it with your plugin\'s name (e.g. "myplugin_do_thing").'
         )
-    if name in CORE_TOOL_NAMES:
+    if name in BUILTIN_TOOL_NAMES:
         raise NameTakenError(name, by_xivmcp=True)
 
     description = definition.description.strip()

@@ -1,7 +1,8 @@
-"""The host's `XivMcp.*` gates on the bus: each a thin, synchronous handler (G1, G2, G3).
+"""The host's `XivMcp.*` gates on the bus: each a thin handler, one method of `HostGates` (G1, G2, G3).
 
 A handler checks who calls (the bus tells, G3), hands the arguments to the host's services and
 answers `{"ok": true, …}` or `{"ok": false, "error": "…"}` (G2); it never raises into the caller.
+All but StartJob, which waits for its job to be on disk, are synchronous.
 String parameters are nullable, as C#'s `string` is, so a null reaches the handler and gets a
 readable refusal instead of an IPC error.
 """
@@ -40,112 +41,136 @@ from ._host import Host
 from ._plugin_requests import check_owner
 from .jobs._runner import LISTED
 
-__all__ = ["announce", "build_handlers", "provide_gates"]
+__all__ = ["HostGates", "announce", "provide_gates"]
 
 log = logging.getLogger("gates.host")
 
 
-def build_handlers(host: Host) -> dict[str, Callable[..., Any]]:
-    """Every host gate's handler, by gate name."""
+class HostGates:
+    """The host's gates, one method each, over its services; `handlers()` is the table the bus serves.
 
-    requests = host.plugin_requests
+    A method that acts for an owner checks first that the caller is that owner (G3, `_owner`); a
+    gate about a call, an approval or a job passes the caller on, and the service refuses what
+    is not the caller's own. Every method may raise: `handlers()` wraps each in `guard_gate`, so
+    the caller gets `{"ok": false, "error": …}` instead (G2)."""
 
-    def owner(value: str | None) -> str:
-        return check_owner(value, current_caller())
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.requests = host.plugin_requests
+        self.jobs = host.jobs
 
-    def register_tool(o: str | None, definition_json: str | None) -> str:
-        return ok_reply(requests.register_tool(owner(o), definition_json))
+    def handlers(self) -> dict[str, Callable[..., Any]]:
+        """Every host gate's handler, by gate name."""
+        guarded: dict[str, Callable[..., str]] = {
+            Gate.REGISTER_TOOL: self.register_tool,
+            Gate.UNREGISTER_TOOL: self.unregister_tool,
+            Gate.UNREGISTER_ALL: self.unregister_all,
+            Gate.GET_STATUS: self.get_status,
+            Gate.DECLARE_DEPENDENCIES: self.declare_dependencies,
+            Gate.CHECK_PERMISSION: self.check_permission,
+            Gate.REQUEST_APPROVAL: self.request_approval,
+            Gate.GET_APPROVAL: self.get_approval,
+            Gate.COMPLETE_CALL: self.complete_call,
+            Gate.FAIL_CALL: self.fail_call,
+            Gate.REPORT_PROGRESS: self.report_progress,
+            Gate.GET_JOB: self.get_job,
+            Gate.LIST_JOBS: self.list_jobs,
+            Gate.PAUSE_JOB: self.pause_job,
+            Gate.RESUME_JOB: self.resume_job,
+            Gate.CANCEL_JOB: self.cancel_job,
+        }
+        return {
+            # Plain values, not replies (ApiVersion answers 2, G1), from handlers that cannot fail.
+            Gate.API_VERSION: lambda: API_VERSION,
+            Gate.IS_READY: lambda: True,
+            Gate.LIST_CAPABILITIES: lambda: ok_reply(list_capabilities()),
+            **{gate: guard_gate(handler) for gate, handler in guarded.items()},
+            Gate.START_JOB: guard_gate_async(self.start_job),
+        }
 
-    def unregister_tool(o: str | None, name: str | None) -> str:
-        return ok_reply(UnregisterReply(removed=requests.unregister_tool(owner(o), name)))
+    # --- tools, permissions and dependencies: the caller acts as the owner it names -------
 
-    def unregister_all(o: str | None) -> str:
-        return ok_reply(UnregisterAllReply(removed=requests.unregister_all(owner(o))))
+    def register_tool(self, o: str | None, definition_json: str | None) -> str:
+        return ok_reply(self.requests.register_tool(_owner(o), definition_json))
 
-    def get_status(o: str | None) -> str:
-        return ok_reply(requests.status(owner(o)))
+    def unregister_tool(self, o: str | None, name: str | None) -> str:
+        return ok_reply(UnregisterReply(removed=self.requests.unregister_tool(_owner(o), name)))
 
-    def declare_dependencies(o: str | None, json_text: str | None) -> str:
-        return ok_reply(requests.declare_dependencies(owner(o), json_text))
+    def unregister_all(self, o: str | None) -> str:
+        return ok_reply(UnregisterAllReply(removed=self.requests.unregister_all(_owner(o))))
 
-    def check_permission(o: str | None, capability: str | None) -> str:
-        return ok_reply(requests.check_permission(owner(o), capability))
+    def get_status(self, o: str | None) -> str:
+        return ok_reply(self.requests.status(_owner(o)))
 
-    def request_approval(call_id: str | None, request_json: str | None) -> str:
-        return ok_reply(requests.request_approval(current_caller(), call_id, request_json))
+    def declare_dependencies(self, o: str | None, json_text: str | None) -> str:
+        return ok_reply(self.requests.declare_dependencies(_owner(o), json_text))
 
-    def get_approval(approval_id: str | None) -> str:
-        return ok_reply(requests.get_approval(current_caller(), approval_id))
+    def check_permission(self, o: str | None, capability: str | None) -> str:
+        return ok_reply(self.requests.check_permission(_owner(o), capability))
 
-    def complete_call(call_id: str | None, result_json: str | None) -> str:
-        host.calls.complete(current_caller(), call_id or "", result_json)
+    # --- approvals and calls: the caller's own, by id ---------------------------------------
+
+    def request_approval(self, call_id: str | None, request_json: str | None) -> str:
+        return ok_reply(self.requests.request_approval(current_caller(), call_id, request_json))
+
+    def get_approval(self, approval_id: str | None) -> str:
+        return ok_reply(self.requests.get_approval(current_caller(), approval_id))
+
+    def complete_call(self, call_id: str | None, result_json: str | None) -> str:
+        self.host.calls.complete(current_caller(), call_id or "", result_json)
         return ok_reply(CallAccepted(accepted=True))
 
-    def fail_call(call_id: str | None, message: str | None) -> str:
-        host.calls.fail(current_caller(), call_id or "", message)
+    def fail_call(self, call_id: str | None, message: str | None) -> str:
+        self.host.calls.fail(current_caller(), call_id or "", message)
         return ok_reply(CallAccepted(accepted=True))
 
-    def report_progress(call_id: str | None, text: str | None) -> str:
-        host.calls.progress(current_caller(), call_id or "", text)
+    def report_progress(self, call_id: str | None, text: str | None) -> str:
+        self.host.calls.progress(current_caller(), call_id or "", text)
         return ok_reply()
 
-    jobs = host.jobs
+    # --- jobs: a plugin sees and controls only the jobs it started (G10) ---------------------
 
-    async def start_job(o: str | None, job_json: str | None) -> str:
+    async def start_job(self, o: str | None, job_json: str | None) -> str:
         document = decode_job(job_json or "")
-        job = jobs.start(document.name, document.steps, owner(o))
-        await jobs.durable()  # acknowledged means on disk (group commit: many starts, one fsync)
+        job = self.jobs.start(document.name, document.steps, _owner(o))
+        await self.jobs.durable()  # acknowledged means on disk (group commit: many starts, one fsync)
         return ok_reply(JobReply(job=job))
 
-    def own_job(job_id: str | None) -> JobInfo:
-        """G10: a plugin sees and controls only the jobs it started."""
-        if not job_id:
-            raise RefusedError("'id' is required: the job id StartJob returned (or ListJobs lists).")
-        return jobs.get(job_id, current_caller(), mine_only=True)
+    def get_job(self, job_id: str | None) -> str:
+        return ok_reply(JobReply(job=self._own_job(job_id)))
 
-    def get_job(job_id: str | None) -> str:
-        return ok_reply(JobReply(job=own_job(job_id)))
-
-    def list_jobs(o: str | None) -> str:
+    def list_jobs(self, o: str | None) -> str:
         # B7: each job without its steps' results and its log (GetJob has them), the newest first
-        mine = jobs.listing(owner(o), mine_only=True, newest=LISTED)
+        mine = self.jobs.listing(_owner(o), mine_only=True, newest=LISTED)
         return ok_reply(JobsReply(jobs=[msgspec.structs.replace(j, steps=[], log=[]) for j in mine]))
 
-    def control(act: Callable[[JobInfo], str]) -> Callable[[str | None], str]:
-        def handler(job_id: str | None) -> str:
-            job = own_job(job_id)
-            act(job)
-            return ok_reply(JobReply(job=job))
+    def pause_job(self, job_id: str | None) -> str:
+        return self._control(job_id, self.jobs.pause)
 
-        return handler
+    def resume_job(self, job_id: str | None) -> str:
+        return self._control(job_id, self.jobs.resume)
 
-    handlers: dict[str, Callable[..., Any]] = {
-        Gate.API_VERSION: lambda: API_VERSION,
-        Gate.IS_READY: lambda: True,
-        Gate.LIST_CAPABILITIES: lambda: ok_reply(list_capabilities()),
-        Gate.REGISTER_TOOL: guard_gate(register_tool),
-        Gate.UNREGISTER_TOOL: guard_gate(unregister_tool),
-        Gate.UNREGISTER_ALL: guard_gate(unregister_all),
-        Gate.GET_STATUS: guard_gate(get_status),
-        Gate.DECLARE_DEPENDENCIES: guard_gate(declare_dependencies),
-        Gate.CHECK_PERMISSION: guard_gate(check_permission),
-        Gate.REQUEST_APPROVAL: guard_gate(request_approval),
-        Gate.GET_APPROVAL: guard_gate(get_approval),
-        Gate.COMPLETE_CALL: guard_gate(complete_call),
-        Gate.FAIL_CALL: guard_gate(fail_call),
-        Gate.REPORT_PROGRESS: guard_gate(report_progress),
-    }
-    handlers[Gate.START_JOB] = guard_gate_async(start_job)
-    handlers[Gate.GET_JOB] = guard_gate(get_job)
-    handlers[Gate.LIST_JOBS] = guard_gate(list_jobs)
-    handlers[Gate.PAUSE_JOB] = guard_gate(control(jobs.pause))
-    handlers[Gate.RESUME_JOB] = guard_gate(control(jobs.resume))
-    handlers[Gate.CANCEL_JOB] = guard_gate(control(jobs.cancel))
-    return handlers
+    def cancel_job(self, job_id: str | None) -> str:
+        return self._control(job_id, self.jobs.cancel)
+
+    def _own_job(self, job_id: str | None) -> JobInfo:
+        if not job_id:
+            raise RefusedError("'id' is required: the job id StartJob returned (or ListJobs lists).")
+        return self.jobs.get(job_id, current_caller(), mine_only=True)
+
+    def _control(self, job_id: str | None, act: Callable[[JobInfo], str]) -> str:
+        job = self._own_job(job_id)
+        act(job)
+        return ok_reply(JobReply(job=job))
+
+
+def _owner(value: str | None) -> str:
+    """G3: the `owner` a gate names, once it is known to be the caller's own InternalName."""
+    return check_owner(value, current_caller())
 
 
 def provide_gates(pi: PluginInterface, host: Host, desk: PlayerDesk) -> None:
-    handlers = build_handlers(host)
+    handlers = HostGates(host).handlers()
     for gate, signature in GATE_SIGNATURES.items():
         params = tuple(str | None for _ in signature.params)
         pi.get_ipc_provider(gate, params=params, returns=signature.returns).register_func(handlers[gate])

@@ -47,7 +47,7 @@ from .policy._report import PluginReports
 from .policy._state import HostState
 from .policy._store import PolicyDatabase
 from .tools._clickers import WindowTools
-from .tools._core_definitions import CORE_DEFINITIONS
+from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
 from .tools._core_tools import CoreTools, ProgressFn
 from .tools._game_tools import GameTools
 from .tools._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
@@ -61,7 +61,27 @@ MAX_AWAY: Final = 4096
 
 
 class Host:
-    """Everything the host keeps, wired together; `close()` stops running calls and closes the files."""
+    """Everything the host keeps, wired together; `close()` stops running calls and closes the files.
+
+    All of it belongs to the event loop the host was built on: the registry, the policies and
+    their store, the modules, approvals, dependencies, calls, jobs, the listeners of every change
+    and the audit log's writing are read and changed only by tasks on that loop (gate handlers,
+    the player's desk, MCP requests, the job runner, the periodic deadline check), and every
+    callback given to them runs there too. No service method awaits while it changes state, so
+    each change is whole to every other task: that is how the registry is safe under many peers
+    registering at once (A2), and why no service takes a lock.
+
+    Threads that exist beside the loop, and all they may touch:
+
+    * the audit log's syncer (``xivmcp-audit-fsync``): fsyncs the log's file, under the log's
+      `_sync_lock`, which `close` and rotation take before they close the file;
+    * the job store's writer, one `anyio.to_thread` call at a time: writes the batch it was
+      handed to the jobs database, under the store's lock, which `load` and `close` take too;
+    * the broker's liveness beacon (and, on a loop without `add_reader`, its socket watcher):
+      its own socket only; what it hears reaches the loop through `call_soon_threadsafe`.
+
+    Code on another thread reaches the host through its loop (`anyio.from_thread`), never directly.
+    """
 
     def __init__(self, config: HostConfig, pi: PluginInterface, task_group: anyio.abc.TaskGroup) -> None:
         owner_only_dir(config.data_dir)  # B8: the decisions, the audit log and the secrets are the user's alone
@@ -73,7 +93,7 @@ class Host:
         self._db = PolicyDatabase.in_dir(config.data_dir)
         self.policies = Policies(self._db)
         self.modules = Modules(self._db, (*MODULES, *INTEGRATION_MODULES))
-        self.registry = ToolRegistry(core=CORE_DEFINITIONS)
+        self.registry = ToolRegistry(core=CORE_DEFINITIONS, yielding=SIMULATOR_TOOLS)
         tag = process_tag()  # B5: ids of this host process are never those of another
         self.approvals = Approvals(
             self.clock, audit=self.audit, tag=tag, max_pending_per_plugin=limits.max_pending_approvals

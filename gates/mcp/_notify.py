@@ -10,17 +10,16 @@ One source of change, two eras of delivery:
   `SubscriptionBus`, whose `ListenHandler` filters them per stream.
 
 `Host.on_change` and `AuditLog.on_record` only mark what may have changed, and for which plugin
-(they run inside host code and must be quick). One task then works out, for those plugins
-alone, their offered tools and their cards, and notifies only when they differ from what it
-announced last: a change costs work in proportion to the plugins it touched (B7). Every plugin call adds an audit
-line, so the audit resource is marked only while someone can hear of it: a session subscribed
-to it, or a listen stream.
+(they run inside host code, on the host's event loop like all of it, and must be quick). One
+task then works out, for those plugins alone, their offered tools and their cards, and notifies
+only when they differ from what it announced last: a change costs work in proportion to the
+plugins it touched (B7). Every plugin call adds an audit line, so the audit resource is marked
+only while someone can hear of it: a session subscribed to it, or a listen stream.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,8 +27,6 @@ from typing import Any, Final
 
 import anyio
 import anyio.abc
-import anyio.from_thread
-import anyio.lowlevel
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.session import ServerSession
@@ -163,8 +160,6 @@ class Notifier:
         """The plugins whose offered tools or card may have changed since the last flush."""
         self._all_dirty = False
         self._wakeup = anyio.Event()
-        self._token: anyio.lowlevel.EventLoopToken | None = None
-        self._thread = threading.get_ident()
         self._tools: dict[str, str] = {}
         """What each plugin offered when the sessions were last told, as a signature."""
         self._cards: dict[str, str] = {}
@@ -205,10 +200,7 @@ class Notifier:
 
     def _mark(self, what: str) -> None:
         self._dirty.add(what)
-        if threading.get_ident() == self._thread or self._token is None:
-            self._wakeup.set()
-        else:  # a change made on another thread: wake the task on the host's loop
-            anyio.from_thread.run_sync(self._wakeup.set, token=self._token)
+        self._wakeup.set()
 
     def _host_changed(self, plugin: str | None) -> None:
         if plugin is None:
@@ -219,8 +211,7 @@ class Notifier:
 
     def _audit_recorded(self, entry: AuditEntry) -> None:
         try:
-            on_loop = threading.get_ident() == self._thread
-            if on_loop and not self.bus.listeners and not self.sessions.subscribed(AUDIT_URI):
+            if not self.bus.listeners and not self.sessions.subscribed(AUDIT_URI):
                 return  # nobody would hear of it: no work for each call
             self._mark(AUDIT_URI)
         except Exception:  # AuditLog.record does not guard its listeners
@@ -232,8 +223,6 @@ class Notifier:
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Until cancelled: listen to the host, and notify on each change."""
-        self._token = anyio.lowlevel.current_token()
-        self._thread = threading.get_ident()
         self._look_again(self._everyone())
         stop = [
             self.host.on_change(self._host_changed),

@@ -5,12 +5,14 @@
                     a refused or failed call is an isError result, an unknown tool a JSON-RPC error
     resources/*     each cache as xiv://cache/<id>: plugins (the registry) and audit (the log's tail)
 
-No protocol is written here: the package owns sessions, both protocol eras and the wire. What
-changes is pushed by `_notify.Notifier`; the HTTP side (token, origins, the client going
-away) is `_http.py`. Cancelling a call (notifications/cancelled, a session that ends, or the
-HTTP guard seeing the client go) cancels the task awaiting Host.call_tool, so the plugin gets
-Cancel. Progress lines (ReportProgress) become notifications/progress for callers that sent a
-progressToken: on the GET stream for 2025-era sessions, whose JSON responses cannot carry them.
+`Handlers` holds one method per request kind, over the host; `ToolList` keeps the MCP `Tool`s
+of what is offered, built again only when that changes. No protocol is written here: the
+package owns sessions, both protocol eras and the wire. What changes is pushed by
+`_notify.Notifier`; the HTTP side (token, origins, the client going away) is `_http.py`.
+Cancelling a call (notifications/cancelled, a session that ends, or the HTTP guard seeing the
+client go) cancels the task awaiting Host.call_tool, so the plugin gets Cancel. Progress lines
+(ReportProgress) become notifications/progress for callers that sent a progressToken: on the
+GET stream for 2025-era sessions, whose JSON responses cannot carry them.
 
 tools/call is the hot path: a call without a progressToken runs in the handler's own task, with
 no stream and no task of its own; the client going away reaches it through `ClientGone`, which
@@ -21,11 +23,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from importlib import metadata
 from typing import Any, Final
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.models import InitializationOptions
@@ -39,7 +42,7 @@ from gates.player import PluginsReport
 
 from ._notify import AUDIT_URI, JOBS_URI, PLUGINS_URI, Notifier, session_id_of
 
-__all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "build_server"]
+__all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "Handlers", "ToolList", "build_server"]
 
 log = logging.getLogger("gates.mcp")
 
@@ -157,35 +160,60 @@ def _cursor(params: types.PaginatedRequestParams | None) -> int:
     return int(cursor)
 
 
-def build_server(host: Host, notifier: Notifier) -> Server[Any]:
-    """The low-level server with XIV MCP's handlers, sharing `notifier`'s sessions and listen streams."""
+class ToolList:
+    """tools/list's tools as MCP `Tool`s: built once each time what is offered changes (the host's
+    `OfferedTools.stamp`), not on every request, nor on every page of one."""
 
-    made: dict[int, tuple[OfferedTool, types.Tool]] = {}
-    """Each offered tool's MCP `Tool`, by the identity of its (immutable) definition: built once,
-    not on every page of every tools/list."""
+    def __init__(self, host: Host) -> None:
+        self._offered = host.offered
+        self._stamp: Hashable = object()
+        """What the list was built for; nothing is equal to this first one."""
+        self._tools: list[types.Tool] = []
+        self._made: dict[int, tuple[OfferedTool, types.Tool]] = {}
+        """Each offered tool's MCP `Tool`, by the identity of its (immutable) definition, so a
+        change builds only the tools that are new (one plugin's registration among thousands)."""
 
-    def mcp_tool(offered: OfferedTool) -> types.Tool:
-        entry = made.get(id(offered.definition))
+    def tools(self) -> list[types.Tool]:
+        """Core tools first, then the third-party tools that may run now (`OfferedTools.all`)."""
+        stamp = self._offered.stamp()
+        if stamp != self._stamp:
+            self._tools = [self._made_tool(offered) for offered in self._offered.all()]
+            self._stamp = stamp
+        return self._tools
+
+    def _made_tool(self, offered: OfferedTool) -> types.Tool:
+        entry = self._made.get(id(offered.definition))
         if entry is not None:
             was = entry[0]
             same = was.definition is offered.definition and was.output_schema is offered.output_schema
             if same and was.toolset == offered.toolset:
                 return entry[1]
-        if len(made) >= MADE_TOOLS:
-            made.clear()  # definitions of plugins long gone: build the current ones again
-        tool = made[id(offered.definition)] = (offered, _tool(offered))
-        return tool[1]
+        if len(self._made) >= MADE_TOOLS:
+            self._made.clear()  # definitions of plugins long gone: build the current ones again
+        tool = _tool(offered)
+        self._made[id(offered.definition)] = (offered, tool)
+        return tool
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
-        offered = host.offered.all()
+
+class Handlers:
+    """XIV MCP's handlers of MCP requests, over one host; `build_server` hands them to the package."""
+
+    def __init__(self, host: Host, notifier: Notifier) -> None:
+        self.host = host
+        self.notifier = notifier
+        self.tool_list = ToolList(host)
+
+    # --- tools ---------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+        tools = self.tool_list.tools()
         start = _cursor(params)
-        page = offered[start : start + PAGE_SIZE]
-        more = start + PAGE_SIZE < len(offered)
+        more = start + PAGE_SIZE < len(tools)
         next_cursor = str(start + PAGE_SIZE) if more else None
-        return types.ListToolsResult(tools=[mcp_tool(t) for t in page], next_cursor=next_cursor)
+        return types.ListToolsResult(tools=tools[start : start + PAGE_SIZE], next_cursor=next_cursor)
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-        registered = host.registry.get(params.name)
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        registered = self.host.registry.get(params.name)
         if registered is None:
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -193,10 +221,14 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
                 {"tool": params.name[:200]},
             )
         has_output_schema = registered.definition.output_schema is not None
-        return await _call(ctx, params.name, params.arguments or {}, has_output_schema)
+        return await self._call(ctx, params.name, params.arguments or {}, has_output_schema)
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        registered = self.host.registry.get(name)
+        return None if registered is None else input_schema_of(registered.definition)
 
     async def _call(
-        ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any], has_output_schema: bool
+        self, ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any], has_output_schema: bool
     ) -> types.CallToolResult:
         token = progress_token_from_params(ctx.params)
         gone: ClientGone | None = getattr(ctx.request, "scope", {}).get(CLIENT_GONE)
@@ -206,23 +238,25 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
                 gone.cancels(call_scope)  # the plugin then gets Cancel
             try:
                 if token is None:
-                    outcome = await _run(name, arguments, None)
+                    outcome = await self._run(name, arguments, None)
                 else:
-                    outcome = await _run_with_progress(ctx, token, name, arguments)
+                    outcome = await self._run_with_progress(ctx, token, name, arguments)
             finally:
                 if gone is not None:
                     gone.forget(call_scope)
         return _result(outcome or CallOutcome(error="Cancelled."), name, has_output_schema)
 
-    async def _run(name: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None) -> CallOutcome:
+    async def _run(
+        self, name: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None
+    ) -> CallOutcome:
         try:
-            return await host.call_tool(name, arguments, on_progress=on_progress)
+            return await self.host.call_tool(name, arguments, on_progress=on_progress)
         except Exception as exc:  # T4: the assistant reads it, as "TypeName: message"
             log.exception("calling %s failed", name)
             return CallOutcome(error=f"{type(exc).__name__}: {exc}")
 
     async def _run_with_progress(
-        ctx: ServerRequestContext[Any], token: types.ProgressToken, name: str, arguments: dict[str, Any]
+        self, ctx: ServerRequestContext[Any], token: types.ProgressToken, name: str, arguments: dict[str, Any]
     ) -> CallOutcome:
         """Run the call while a task of its own sends its progress lines to the caller."""
         lines, lines_out = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
@@ -233,28 +267,17 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
             except (anyio.WouldBlock, anyio.ClosedResourceError):
                 pass  # a burst beyond the buffer, or after the end: progress is advisory
 
-        async def forward_progress() -> None:
-            count = 0
-            async with lines_out:
-                async for line in lines_out:
-                    count += 1
-                    try:
-                        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                            await ctx.session.report_progress(count, None, line)
-                        else:
-                            await ctx.session.send_progress_notification(token, count, None, line)
-                    except Exception:  # advisory: a closed stream must not fail the call
-                        pass
-
         async with anyio.create_task_group() as tg:
-            tg.start_soon(forward_progress)
+            tg.start_soon(_forward_progress, ctx, token, lines_out)
             try:
-                outcome = await _run(name, arguments, on_progress)
+                outcome = await self._run(name, arguments, on_progress)
             finally:
-                lines.close()  # forward_progress sends what is left, then ends
+                lines.close()  # _forward_progress sends what is left, then ends
         return outcome
 
-    async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+    # --- resources -----------------------------------------------------------------------
+
+    async def list_resources(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
         return types.ListResourcesResult(
             resources=[
                 types.Resource(uri=uri, name=name, description=text, mime_type="application/json")
@@ -262,15 +285,9 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
             ]
         )
 
-    def _known(uri: str) -> str:
-        if uri not in _RESOURCES:
-            raise MCPError(
-                types.INVALID_PARAMS, f"Unknown resource {uri[:80]!r}; see resources/list.", {"uri": uri[:200]}
-            )
-        return uri
-
-    async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
+    async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
         uri = _known(str(params.uri))
+        host = self.host
         if uri == PLUGINS_URI:
             text = encode_json(PluginsReport(plugins=host.reports.cards()))
         elif uri == JOBS_URI:
@@ -281,30 +298,53 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
             contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
         )
 
-    async def subscribe(ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
-        notifier.sessions.subscribe(session_id_of(ctx), ctx.session, _known(str(params.uri)))
+    async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
+        self.notifier.sessions.subscribe(session_id_of(ctx), ctx.session, _known(str(params.uri)))
         return types.EmptyResult()
 
-    async def unsubscribe(ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams) -> Any:
-        notifier.sessions.unsubscribe(session_id_of(ctx), str(params.uri))
+    async def unsubscribe(self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams) -> Any:
+        self.notifier.sessions.unsubscribe(session_id_of(ctx), str(params.uri))
         return types.EmptyResult()
 
-    def input_schema(name: str) -> dict[str, Any] | None:
-        registered = host.registry.get(name)
-        return None if registered is None else input_schema_of(registered.definition)
 
+async def _forward_progress(
+    ctx: ServerRequestContext[Any], token: types.ProgressToken, lines: anyio.abc.ObjectReceiveStream[str]
+) -> None:
+    """Send each progress line to the caller, in the form its protocol era reads."""
+    count = 0
+    async with lines:
+        async for line in lines:
+            count += 1
+            try:
+                if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    await ctx.session.report_progress(count, None, line)
+                else:
+                    await ctx.session.send_progress_notification(token, count, None, line)
+            except Exception:  # advisory: a closed stream must not fail the call
+                pass
+
+
+def _known(uri: str) -> str:
+    if uri not in _RESOURCES:
+        raise MCPError(types.INVALID_PARAMS, f"Unknown resource {uri[:80]!r}; see resources/list.", {"uri": uri[:200]})
+    return uri
+
+
+def build_server(host: Host, notifier: Notifier) -> Server[Any]:
+    """The low-level server with XIV MCP's handlers, sharing `notifier`'s sessions and listen streams."""
+    handlers = Handlers(host, notifier)
     server = _XivServer(
         "XivMcp",
         version=_version(),
         title="XIV MCP",
         instructions=INSTRUCTIONS,
-        get_tool_input_schema=input_schema,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
-        on_subscribe_resource=subscribe,
-        on_unsubscribe_resource=unsubscribe,
+        get_tool_input_schema=handlers.input_schema,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
+        on_list_resources=handlers.list_resources,
+        on_read_resource=handlers.read_resource,
+        on_subscribe_resource=handlers.subscribe,
+        on_unsubscribe_resource=handlers.unsubscribe,
         on_subscriptions_listen=notifier.listen,
     )
     server.middleware.append(notifier.sessions.middleware)

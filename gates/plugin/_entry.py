@@ -17,15 +17,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-import anyio
-
-from broker import IpcError, loop_options
+from broker import run_main
 from gates.contract import find_bus
 
 __all__ = ["parse_command_line", "run_on_asyncio"]
 
 T = TypeVar("T")
-_EXIT_NO_BUS = 2
 
 
 def parse_command_line(internal_name: str, argv: Sequence[str] | None = None) -> str:
@@ -49,13 +46,9 @@ def parse_command_line(internal_name: str, argv: Sequence[str] | None = None) ->
 
 
 def run_on_asyncio(main: Callable[[T], Awaitable[None]], arg: T) -> None:
-    """``main(arg)`` on asyncio until it returns or Ctrl-C; a bus error ends the process with status 2."""
-    options = loop_options()  # a selector loop on Windows, which the bus needs
-    try:
-        anyio.run(main, arg, backend="asyncio", backend_options=options)
-    except KeyboardInterrupt:
-        pass
-    except IpcError as exc:  # no broker, the name taken
-        logging.getLogger("gates.plugin").debug("the bus failed", exc_info=True)
-        print(str(exc), file=sys.stderr, flush=True)
-        sys.exit(_EXIT_NO_BUS)
+    """``main(arg)`` on the bus's event loop until it returns or Ctrl-C; a bus error (no broker,
+    the name taken) is one line, and its traceback when debug logging is on, and status 2."""
+    debugging = logging.getLogger("gates.plugin").isEnabledFor(logging.DEBUG)
+    code = run_main(main, arg, verbose=debugging, interrupted=0)
+    if code:
+        sys.exit(code)

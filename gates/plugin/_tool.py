@@ -27,8 +27,8 @@ from typing import Any, Final
 import msgspec
 
 from gates.contract import (
+    BUILTIN_TOOL_NAMES,
     CAPABILITY_IDS,
-    CORE_TOOL_NAMES,
     NAME_PATTERN,
     CapabilityId,
     RefusedError,
@@ -181,7 +181,7 @@ def _check_name(function: Callable[..., object], name: str, *, explicit: bool) -
             f"the tool name {name!r} is not a valid tool name: use 3 to 64 characters a-z, 0-9 and _, "
             f"starting with a letter, prefixed with your plugin's name; {instead}.",
         )
-    if name in CORE_TOOL_NAMES:
+    if name in BUILTIN_TOOL_NAMES:
         raise ToolDeclarationError(
             function,
             f"{name!r} is one of XIV MCP's own tools, which a plugin cannot register; prefix it with "

@@ -17,13 +17,12 @@ from typing import Final
 
 import anyio
 
-from broker import IpcError, loop_options
+from broker import run_main
 from gates.plugin import Plugin
 
 __all__ = ["REFUSED", "registered_line", "main"]
 
 REFUSED: Final = "XIV MCP refused a tool:"
-_EXIT_NO_BUS: Final = 2
 
 
 def registered_line(internal_name: str) -> str:
@@ -58,15 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bus", required=True, help="the bus endpoint of the test's system")
     args = parser.parse_args(argv)
     plugin = _plugin_of(args.module, args.attribute)
-    options = loop_options()  # a selector loop on Windows, which the bus needs
-    try:
-        anyio.run(_serve, plugin, args.bus, backend="asyncio", backend_options=options)
-    except KeyboardInterrupt:
-        return 0
-    except IpcError as exc:  # no broker, or the name taken by a live process
-        print(f"{plugin.internal_name}: {exc}", file=sys.stderr, flush=True)
-        return _EXIT_NO_BUS
-    return 0
+    # No broker, or the name taken by a live process: "NAME: why" and status 2. Ctrl-C: 0.
+    return run_main(_serve, plugin, args.bus, name=plugin.internal_name, interrupted=0)
 
 
 if __name__ == "__main__":

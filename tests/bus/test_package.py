@@ -83,6 +83,7 @@ def test_all_lists_the_public_api_by_name() -> None:
             "current_caller",
             "loop_options",
             "resolve_endpoint",
+            "run_main",
         ]
     )
 

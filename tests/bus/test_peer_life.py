@@ -79,10 +79,10 @@ async def test_b1_a_loop_blocked_past_the_timeout_keeps_its_connection_on_waking
         gate = pi.get_ipc_subscriber("Sleeper.Block")
         with anyio.fail_after(WAIT):
             await gate.wait_ready()
-        beats = pi._heartbeats
+        beats = pi._keepalive.heartbeats
         with anyio.fail_after(10.0):
             assert await gate.invoke_func(3.0) == "woke"  # longer than the 2 s timeout
-            await pi.wait_until(lambda: pi._heartbeats > beats + 1)  # a heartbeat judged after waking
+            await pi.wait_until(lambda: pi._keepalive.heartbeats > beats + 1)  # a heartbeat judged after waking
         assert pi.connected and changes == []
         assert pi.peers == {"Sleeper"} and gate.has_function()
 
@@ -210,7 +210,7 @@ async def test_broker_stats_reports_the_tables(thread_broker: broker.Broker) -> 
             stats = await pi.broker_stats()
     assert isinstance(stats, broker.BrokerStats)
     assert (stats.peers, stats.gates, stats.pending_calls, stats.subscriptions) == (1, 2, 0, 1)
-    assert stats.broker == pi._conn.broker
+    assert stats.broker == pi._link.broker
 
 
 async def test_b7_register_func_past_the_gate_limit_raises_refused_in_the_process(

@@ -111,7 +111,7 @@ async def test_broker_restart_peers_reconnect_and_restore_registrations_and_subs
 
         with anyio.fail_after(WAIT):
             await pi.wait_until(lambda: news_subscribers() == ("Sub1", "Tst"))
-        first_broker = pi._conn.broker
+        first_broker = pi._link.broker
 
         assert broker_proc.broker is not None
         broker_proc.broker.kill()
@@ -125,7 +125,7 @@ async def test_broker_restart_peers_reconnect_and_restore_registrations_and_subs
             assert await pi.get_ipc_subscriber("Prov.SubCount").invoke_func() == 2
             assert await pi.get_ipc_subscriber("Prov.Announce").invoke_func("after restart") == 2
             await pi.wait_until(lambda: heard == ["after restart"])
-        assert pi._conn.broker != first_broker
+        assert pi._link.broker != first_broker
         assert pi.peers == {"Prov", "Sub1", "Tst"}
     await ready_provider.expect("reconnected")
     await sub.expect("reconnected")

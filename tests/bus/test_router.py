@@ -697,7 +697,7 @@ def test_internal_error_is_answered_with_a_notice_and_never_raises(bus: Bus, mon
         raise RuntimeError("a bug")
 
     bus.hello(A, "Prov")
-    monkeypatch.setattr(bus.router, "_provide", broken)
+    monkeypatch.setattr(bus.router._gates, "provide", broken)
     [notice] = bus.provide(A, "Prov.Echo")
     assert isinstance(notice.msg, w.Notice)
     assert notice.msg.error.message == "The broker failed to handle that message; see its log."

@@ -24,9 +24,11 @@ from gates.checking import (
     to_text,
 )
 from gates.checking._arguments import invalid_arguments, valid_arguments
+from gates.checking._call_line import CallLine, EffectLine
 from gates.checking._definitions import OfferedDefinition, RegistrationRecord, judge_definition, judge_refusals
 from gates.checking._session import CallSeen
 from gates.checking._verdicts import is_exception_text, judge_call
+from gates.host import AuditEntry
 from gates.player import CallReply, CallTool
 from xivmcp._check_cli import target_of
 
@@ -98,19 +100,42 @@ def test_a_definition_that_never_says_what_it_returns_or_describes_a_parameter_i
 
 
 def test_an_undeclared_effect_of_a_long_call_is_flagged_and_a_quick_tool_that_holds_invoke_is_slow() -> None:
-    audit = {
-        "ok": False,
-        "error": "Cancelled.",
-        "effects": [{"effect": "spent_gil", "detail": "9 gil spent.", "coveredBy": ["spend_gil"], "undeclared": True}],
-        "changedOnError": True,
-    }
+    audit = CallLine(
+        ok=False,
+        error="Cancelled.",
+        effects=[EffectLine(effect="spent_gil", detail="9 gil spent.", covered_by=["spend_gil"], undeclared=True)],
+        changed_on_error=True,
+    )
     seen = CallSeen("p_buy", {"n": 1}, None, 3.5, audit=audit, cancelled=True, ignored_cancel=True)
     found = {f.rule: f for f in judge_call("P", seen, why_invalid=None, quick_limit=1.0)}
     assert set(found) == {Rule.UNDECLARED_EFFECT, Rule.CHANGED_ON_ERROR, Rule.SLOW_QUICK_TOOL}
     assert found[Rule.UNDECLARED_EFFECT].message.startswith("XIV MCP would flag the call in its audit log: p_buy: 9")
     assert "did not answer within the two minutes" in found[Rule.SLOW_QUICK_TOOL].message
-    clean = CallSeen("p_buy", {}, CallReply(result={}), 0.1, audit={"ok": True, "effects": [], "callId": "c2"})
+    clean = CallSeen("p_buy", {}, CallReply(result={}), 0.1, audit=CallLine(ok=True, effects=[], call_id="c2"))
     assert judge_call("P", clean, why_invalid=None, quick_limit=1.0) == []  # a call that ran and did no wrong
+
+
+def test_a_call_line_reads_the_details_the_host_writes_and_defaults_what_it_leaves_out() -> None:
+    details = {
+        "callId": "c1",
+        "ok": False,
+        "seconds": 0.5,
+        "error": "Refused.",
+        "effects": [{"effect": "spent_gil", "detail": "9 gil spent.", "coveredBy": ["spend_gil"], "undeclared": True}],
+        "changedOnError": True,
+        "verdict": "suspended",
+        "pending": True,
+        "progressCut": 2,
+    }
+    line = CallLine.of(
+        AuditEntry(time="2025-01-02T03:04:05.678Z", kind="call", plugin="P", tool="p_buy", details=details)
+    )
+    effect = EffectLine(effect="spent_gil", detail="9 gil spent.", covered_by=["spend_gil"], undeclared=True)
+    assert line == CallLine(
+        call_id="c1", ok=False, error="Refused.", effects=[effect], changed_on_error=True, pending=True, progress_cut=2
+    )
+    bare = CallLine.of(AuditEntry(time="2025-01-02T03:04:05.678Z", kind="call", details={"ok": True}))
+    assert bare == CallLine(ok=True) and bare.effects == [] and not bare.pending
 
 
 def _report() -> CheckReport:
@@ -201,7 +226,7 @@ def test_a_tool_seen_long_running_has_its_later_calls_cancelled_soon_and_not_cal
             self, plugin: str, tool: str, arguments: dict[str, object], *, long_running: bool = False
         ) -> CallSeen:
             asked.append(long_running)
-            audit = {"ok": False, "error": "Cancelled.", "callId": f"c{len(asked)}", "pending": not long_running}
+            audit = CallLine(ok=False, error="Cancelled.", call_id=f"c{len(asked)}", pending=not long_running)
             # a later call is cancelled before its Invoke answered: the audit says nothing of pending
             return CallSeen(tool, arguments, None, 0.3, audit=audit, cancelled=True, known_long_running=long_running)
 

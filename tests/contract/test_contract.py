@@ -11,7 +11,6 @@ from gates.contract import (
     API_VERSION,
     CAPABILITIES,
     CAPABILITY_IDS,
-    CORE_TOOL_NAMES,
     GATE_SIGNATURES,
     HOST_NAME,
     MESSAGE_SIGNATURES,
@@ -158,15 +157,6 @@ def test_strictest_mode_wins() -> None:
     assert strictest([Mode.ALLOW, Mode.DENY, Mode.ASK]) is Mode.DENY
     assert strictest([Mode.ALLOW, Mode.ASK]) is Mode.ASK
     assert strictest([]) is Mode.ALLOW
-
-
-def test_t6_core_tool_names_cover_the_host_tools_plugins_must_not_take() -> None:
-    required = {
-        "navigate_to", "set_map_flag", "wait", "wait_until_arrived", "get_job", "start_job", "list_jobs",
-        "pause_job", "resume_job", "cancel_job", "run_self_test", "get_plugin_status", "list_toolsets",
-        "search_tools", "call_tool", "sell_item", "get_player", "get_inventory", "teleport", "echo",
-    }  # fmt: skip
-    assert required <= CORE_TOOL_NAMES
 
 
 # --------------------------------------------------------------------------- replies

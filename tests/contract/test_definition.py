@@ -78,7 +78,7 @@ def test_g4_register_tool_accepts_names_at_the_limits(name: str) -> None:
     assert parse_tool_definition(definition(name=name)).name == name
 
 
-@pytest.mark.parametrize("name", ["navigate_to", "wait", "echo", "teleport", "start_job", "call_tool"])
+@pytest.mark.parametrize("name", ["navigate_to", "wait", "start_job", "take_screenshot", "move_gil", "run_duty"])
 def test_t6_register_tool_refuses_xivmcp_tool_names(name: str) -> None:
     with pytest.raises(NameTakenError, match=f"'{name}' is an XIV MCP tool"):
         parse_tool_definition(definition(name=name))

@@ -95,14 +95,16 @@ async def test_in_step_the_watch_judges_a_call_from_the_games_messages_without_a
         assert after is not None and after.snapshot.gil == await s.gil() and after.seq == mark.seq + 1
 
 
-async def test_another_processes_change_during_the_call_is_not_the_plugins(game_system: XivMcpSystem) -> None:
+async def test_another_processes_change_during_the_call_is_judged_and_named(game_system: XivMcpSystem) -> None:
     async with watching(game_system) as s:
         await s.watch.end("Buyer", (), await s.watch.begin())
         mark = await s.watch.begin()
         await s.spent(50)
         verdict = await s.watch.end("SomeoneElse", ("spend_gil",), mark)
-        assert verdict.effects == ()
-        assert [(e.effect, makers) for e, makers in verdict.not_blamed] == [("spent_gil", ("Buyer",))]
+        assert verdict.undeclared == ()  # declared: spend_gil covers it, whoever spent
+        assert [(e.effect, by) for e, by in zip(verdict.effects, verdict.made_by, strict=True)] == [
+            ("spent_gil", ("Buyer",))
+        ]
 
 
 async def test_a_message_that_went_missing_is_found_when_the_game_is_read_again(

@@ -80,7 +80,13 @@ async def test_an_undeclared_effect_suspends_the_plugin_until_the_player_lifts_i
         [call] = calls_of(effects.data_dir, "effects_buy_undeclared")[-1:]
         assert call["flagged"] is True and call["details"]["verdict"] == "suspended"
         assert call["details"]["effects"] == [
-            {"effect": "spent_gil", "detail": "640 gil spent.", "coveredBy": ["spend_gil"], "undeclared": True}
+            {
+                "effect": "spent_gil",
+                "detail": "640 gil spent.",
+                "coveredBy": ["spend_gil"],
+                "undeclared": True,
+                "by": ["Effects"],
+            }
         ]
         suspensions = [e for e in read_audit(effects.data_dir) if e["kind"] == "suspension"]
         assert suspensions[-1]["details"]["reason"] == reason
@@ -138,7 +144,10 @@ async def test_a_refused_call_changes_nothing_and_one_that_changed_the_game_is_r
         assert (await player.plugin(PLUGIN)).state == "enabled"  # chat_send was declared
 
 
-async def test_an_effect_another_process_made_during_the_call_is_not_blamed(effects: XivMcpSystem) -> None:
+async def test_f4_an_effect_another_process_made_during_the_call_suspends_the_plugin_and_the_audit_names_it(
+    effects: XivMcpSystem,
+) -> None:
+    """The real host sees only the difference: the helper's purchase is judged as the call's."""
     # SPEC: W2, W3
     async with session(effects) as (player, game, pi), anyio.create_task_group() as tg:
         call = start_call(tg, player, "effects_wait_then_buy", {"buy": False})
@@ -146,11 +155,16 @@ async def test_an_effect_another_process_made_during_the_call_is_not_blamed(effe
         await game.buy(4554, 1)  # the test's own peer ("Tester") spends gil meanwhile
         await pi.get_ipc_subscriber("Effects.Go").invoke_action()
         assert (await call.outcome()).result == {"done": True}
-        assert (await player.plugin(PLUGIN)).state == "enabled"
+        card = await player.plugin(PLUGIN)
+        assert card.state == "suspended"
+        assert card.suspend_reason == f"effects_wait_then_buy: {HI_POTION_PRICE} gil spent. (not declared)"
         [entry] = calls_of(effects.data_dir, "effects_wait_then_buy")[-1:]
-        assert entry["details"]["effects"] == []
-        [blamed] = entry["details"]["notBlamed"]
-        assert (blamed["effect"], blamed["by"]) == ("spent_gil", ["Tester"])
+        [effect] = entry["details"]["effects"]
+        assert (effect["effect"], effect["undeclared"], effect["by"]) == ("spent_gil", True, ["Tester"])
+        assert entry["details"]["explanation"] == [
+            f"{HI_POTION_PRICE} gil spent, by Tester during the call: XIV MCP cannot tell who did it and judges "
+            "Effects's call by the whole difference."
+        ]
 
 
 async def test_a_call_of_two_minutes_or_more_is_only_flagged(effects: XivMcpSystem) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
-import threading
+from collections.abc import Awaitable, Callable
 
+import anyio
+import anyio.lowlevel
 import pytest
 
 from gates.contract import HOST_NAME, NameTakenError, ToolDefinition
-from gates.host.policy._registry import RegistryChange, ToolRegistry
+from gates.host.policy._registry import RegisteredTool, RegistryChange, ToolRegistry
 
 
 def tool(name: str, *capabilities: str, description: str = "Does a thing.") -> ToolDefinition:
@@ -128,47 +130,90 @@ def test_a2_a_callback_can_read_the_registry_and_a_failing_one_does_not_undo_the
     assert "callback failed" in caplog.text
 
 
-def test_a2_concurrent_registrations_from_many_threads_are_all_kept_and_delivered_in_order() -> None:
+async def _interleaved(*tasks: Callable[[], Awaitable[None]]) -> None:
+    """Run `tasks` at once on this loop, as the host runs its peers' gate calls."""
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            for task in tasks:
+                tg.start_soon(task)
+
+
+@pytest.mark.asyncio
+async def test_a2_registrations_of_many_plugins_interleaved_on_one_loop_are_all_kept_and_delivered_in_order() -> None:
+    """Concurrency as the host has it: each plugin's RegisterTool and UnregisterTool calls are
+    tasks on the host's one event loop, and the bus interleaves them; readers run in between."""
     registry = ToolRegistry()
-    versions: list[int] = []
-    registry.on_change(lambda change: versions.append(change.version))
-    start = threading.Barrier(8)
+    delivered: list[tuple[int, int, str]] = []
+    registry.on_change(lambda change: delivered.append((change.version, registry.version, change.owner)))
+    inconsistent: list[str] = []
 
-    def plugin(index: int) -> None:
-        start.wait()
-        for n in range(50):
-            registry.register(f"Plugin{index}", tool(f"plugin{index}_tool_{n}"))
-        for n in range(0, 50, 2):
-            registry.unregister(f"Plugin{index}", f"plugin{index}_tool_{n}")
+    def plugin(index: int) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            owner = f"Plugin{index}"
+            for n in range(50):
+                registry.register(owner, tool(f"plugin{index}_tool_{n}"))
+                await anyio.lowlevel.checkpoint()  # the next request on the bus may be another plugin's
+            for n in range(0, 50, 2):
+                registry.unregister(owner, f"plugin{index}_tool_{n}")
+                await anyio.lowlevel.checkpoint()
 
-    threads = [threading.Thread(target=plugin, args=(i,)) for i in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+        return run
+
+    async def reader() -> None:
+        while len(delivered) < 8 * 75:
+            by_owner = sum(registry.count_of(owner) for owner in registry.owners())
+            if not len(registry) == len(registry.all()) == by_owner:
+                inconsistent.append(f"{len(registry)} tools, {by_owner} by owner at version {registry.version}")
+            await anyio.lowlevel.checkpoint()
+
+    await _interleaved(reader, *(plugin(i) for i in range(8)))
+    assert inconsistent == []
     assert len(registry) == 8 * 25
-    assert versions == list(range(1, 8 * 75 + 1))
+    for index in range(8):
+        kept = [t.name for t in registry.tools_of(f"Plugin{index}")]
+        assert kept == [f"plugin{index}_tool_{n}" for n in range(1, 50, 2)]
+    # every change delivered once, in version order, each after it was visible and before the next
+    assert [(version, seen) for version, seen, _ in delivered] == [(v, v) for v in range(1, 8 * 75 + 1)]
     assert registry.version == 8 * 75
+    owners = [owner for _, _, owner in delivered]
+    assert sum(a != b for a, b in zip(owners, owners[1:], strict=False)) >= 8 * 75 // 2  # really interleaved
 
 
-def test_a2_when_two_plugins_race_for_one_name_exactly_one_wins() -> None:
+@pytest.mark.asyncio
+async def test_a2_when_two_plugins_race_for_one_name_exactly_one_wins() -> None:
     registry = ToolRegistry()
-    start = threading.Barrier(16)
     refused: list[str] = []
 
-    def claim(index: int) -> None:
-        start.wait()
-        try:
-            registry.register(f"Plugin{index}", tool("contested_name"))
-        except NameTakenError:
-            refused.append(f"Plugin{index}")
+    def claim(index: int) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            await anyio.lowlevel.checkpoint()  # every claim is under way before the first lands
+            try:
+                registry.register(f"Plugin{index}", tool("contested_name"))
+            except NameTakenError as exc:
+                assert not exc.by_xivmcp
+                refused.append(f"Plugin{index}")
 
-    threads = [threading.Thread(target=claim, args=(i,)) for i in range(16)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+        return run
+
+    await _interleaved(*(claim(i) for i in range(16)))
     winner = registry.get("contested_name")
     assert winner is not None
     assert len(refused) == 15 and winner.owner not in refused
     assert registry.version == 1
+
+
+def test_f1_a_simulator_only_tool_gives_way_to_a_plugin_and_comes_back_when_it_goes() -> None:
+    """The real host has no `echo`: a plugin may register it, and the simulator's own echo steps aside."""
+    echo = ToolDefinition(name="echo", description="XIV MCP's echo.", read_only=True)
+    registry = ToolRegistry([echo, tool("navigate_to", "move_character")], yielding={"echo"})
+    mine = ToolDefinition(name="echo", description="Mine.", read_only=True)
+    registry.register("P", mine)
+    assert registry.owner_of("echo") == "P" and registry.tools_of(HOST_NAME)[0].name == "navigate_to"
+    with pytest.raises(NameTakenError):
+        registry.register("Q", mine)  # taken by P now, as any plugin's name
+    with pytest.raises(NameTakenError):
+        registry.register("P", tool("navigate_to"))  # a core tool of the real host never yields
+    assert registry.unregister("P", "echo")
+    assert registry.get("echo") == RegisteredTool(HOST_NAME, echo)
+    registry.register("P", mine)
+    assert registry.unregister_all("P") == 1 and registry.owner_of("echo") == HOST_NAME

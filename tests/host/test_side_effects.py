@@ -81,23 +81,35 @@ def test_replay_applies_only_the_given_changes() -> None:
     assert (replayed.gil, replayed.item_total, replayed.territory, replayed.currencies[28]) == (9_700, 42, 1188, 495)
 
 
-def test_another_process_is_not_blamed() -> None:
+def test_f4_an_effect_another_process_made_during_the_call_is_judged_and_explained() -> None:
+    # SPEC: W3
     changes = [change("Player", gil=-5_000), change("P", chat_sent=1)]
     verdict = judge("P", ["chat_send"], BEFORE, after(gil=5_000, chat_sent=4), changes, complete=True)
-    assert verdict.undeclared == ()
-    assert [(e.effect, by) for e, by in verdict.not_blamed] == [("spent_gil", ("Player",))]
-    assert verdict.to_json()["notBlamed"][0]["by"] == ["Player"]
+    assert [e.detail for e in verdict.undeclared] == ["5,000 gil spent."]
+    assert verdict.to_json()["effects"][0]["by"] == ["Player"]
+    assert verdict.explain("P") == [
+        "5,000 gil spent, by Player during the call: XIV MCP cannot tell who did it and judges P's call "
+        "by the whole difference."
+    ]
 
 
-def test_own_spending_is_blamed_even_when_another_gain_hides_it() -> None:
+def test_f4_a_gain_by_another_process_hides_the_plugins_spending_as_in_the_real_host() -> None:
+    """The real host sees one gil total before and after: 300 spent and 1,000 gained is a gain."""
     changes = [change("P", gil=-300), change("Other", gil=+1_000)]
     verdict = judge("P", [], BEFORE, after(gil=10_700), changes, complete=True)
-    assert [e.detail for e in verdict.undeclared] == ["300 gil spent."]
+    assert verdict.effects == ()
+
+
+def test_f4_items_are_one_total_so_a_discard_hidden_by_a_gain_is_not_seen_as_in_the_real_host() -> None:
+    changes = [change("P", item_total=-1), change("P", item_total=+1)]
+    verdict = judge("P", [], BEFORE, after(item_total=BEFORE.item_total), changes, complete=True)
+    assert verdict.effects == ()
 
 
 def test_without_the_whole_log_the_whole_difference_is_judged() -> None:
     verdict = judge("P", [], BEFORE, after(gil=9_000), [], complete=False)
     assert [e.effect for e in verdict.undeclared] == ["spent_gil"] and not verdict.attributed
+    assert verdict.to_json() == {"effects": [verdict.effects[0].to_json()], "attributed": False}
 
 
 def test_the_suspension_reason_is_worded_as_the_real_host_words_it() -> None:

@@ -166,11 +166,12 @@ def test_one_of_xiv_mcps_own_tool_names_is_refused() -> None:
     # SPEC: T6
     def declare(plugin: Plugin) -> None:
         @plugin.tool(read_only=True)
-        def echo(text: str) -> str:
-            """Echoes."""
+        def take_screenshot(text: str) -> str:
+            """Takes one."""
             return text
 
-    assert "'echo' is one of XIV MCP's own tools, which a plugin cannot register; prefix it" in refusal(declare)
+    expected = "'take_screenshot' is one of XIV MCP's own tools, which a plugin cannot register; prefix it"
+    assert expected in refusal(declare)
 
 
 def test_a_parameter_type_with_no_json_form_is_refused() -> None:

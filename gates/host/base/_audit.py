@@ -8,6 +8,9 @@ and calls cause (calls, registrations, approval requests) reaches the disk by gr
 still leave a torn last line; :meth:`AuditLog.tail` skips lines that do not decode, and the next
 entry after a restart starts on a fresh line.
 
+Entries are written on the event loop only (see `Host`); the one other thread is the group
+commit's syncer, which only fsyncs the file, under `_sync_lock`.
+
 The log is bounded (B7): past `max_bytes` the file is rotated to ``audit.jsonl.1`` (the older
 ones shift to ``.2``, ``.3``, …) and `keep` rotated files are kept; :meth:`AuditLog.tail` reads
 across them.
@@ -87,7 +90,7 @@ _AT_ONCE: Final = frozenset({AuditKind.CONSENT, AuditKind.SETTING, AuditKind.SUS
 
 
 class AuditLog:
-    """Appends entries to a JSONL file and reads the most recent back. Safe to share between threads."""
+    """Appends entries to a JSONL file and reads the most recent back; used on the event loop."""
 
     def __init__(
         self,
@@ -103,10 +106,10 @@ class AuditLog:
         self._fsync = fsync
         self._max_bytes = max_bytes
         self._keep = keep
-        self._lock = threading.Lock()
-        """Held to write a line: never while the syncer waits for the disk."""
         self._sync_lock = threading.Lock()
-        """Held by the syncer's fsync and by `close`, so the file is not closed under an fsync."""
+        """The one lock, because the syncer is a thread of its own: held by its fsync, and by
+        whatever closes or replaces the file (`close`, rotation), so the file is not closed
+        under an fsync. Writing a line does not take it: calls go on while the disk syncs."""
         self._listeners: Listeners[AuditEntry] = Listeners("audit line")
         self._fd = self._open()
         self._start_on_fresh_line()
@@ -122,7 +125,7 @@ class AuditLog:
         return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def _rotate(self) -> None:
-        """Called with both locks held: audit.jsonl becomes .1, .1 becomes .2, …; the oldest goes."""
+        """Called with `_sync_lock` held: audit.jsonl becomes .1, .1 becomes .2, …; the oldest goes."""
         if self._fsync:
             os.fsync(self._fd)
         os.close(self._fd)
@@ -150,7 +153,7 @@ class AuditLog:
         return cls(directory / AUDIT_FILENAME, **options)
 
     def close(self) -> None:
-        with self._sync_lock, self._lock:
+        with self._sync_lock:
             if self._fd >= 0:
                 if self._fsync:
                     os.fsync(self._fd)
@@ -165,7 +168,7 @@ class AuditLog:
         while True:
             self._unsynced.wait()
             time.sleep(BATCH_SECONDS)  # gathers the lines of concurrent calls into one fsync
-            with self._sync_lock:  # not the write lock: calls go on writing while the disk syncs
+            with self._sync_lock:  # not `close` meanwhile; writers go on: they do not take it
                 self._unsynced.clear()  # a line written from now on sets it again
                 if self._fd < 0:
                     return
@@ -209,19 +212,18 @@ class AuditLog:
         line = _encoder.encode(entry) + b"\n"
         at_once = kind in _AT_ONCE if sync is None else sync
         if self._size + len(line) > self._max_bytes and self._size > 0:
-            with self._sync_lock, self._lock:
+            with self._sync_lock:
                 if self._fd >= 0 and self._size + len(line) > self._max_bytes:
                     self._rotate()
-        with self._lock:
-            if self._fd < 0:
-                raise ValueError(f"The audit log {self.path} is closed.")
-            os.write(self._fd, line)
-            self._size += len(line)
-            if self._fsync:
-                if at_once:
-                    os.fsync(self._fd)
-                else:
-                    self._unsynced.set()
+        if self._fd < 0:
+            raise ValueError(f"The audit log {self.path} is closed.")
+        os.write(self._fd, line)
+        self._size += len(line)
+        if self._fsync:
+            if at_once:
+                os.fsync(self._fd)
+            else:
+                self._unsynced.set()
         self._listeners.emit(entry)
         return entry
 

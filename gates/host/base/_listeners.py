@@ -1,12 +1,12 @@
 """Callbacks subscribed to one kind of event (registry changes, new audit lines, approvals).
 
-One small class instead of the same list, lock and unsubscribe closure in every module.
+One small class instead of the same list and unsubscribe closure in every module. Like the
+services that own them, listeners live on the event loop (see `Host`): no lock.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -18,28 +18,24 @@ _log = logging.getLogger("gates")
 
 
 class Listeners(Generic[T]):
-    """Thread-safe callbacks taking one value; `add` returns the function that removes it."""
+    """Callbacks taking one value; `add` returns the function that removes it."""
 
     def __init__(self, what: str) -> None:
         self._what = what
         self._callbacks: list[Callable[[T], None]] = []
-        self._lock = threading.Lock()
 
     def add(self, callback: Callable[[T], None]) -> Callable[[], None]:
-        with self._lock:
-            self._callbacks.append(callback)
+        self._callbacks.append(callback)
 
         def remove() -> None:
-            with self._lock:
-                if callback in self._callbacks:
-                    self._callbacks.remove(callback)
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
 
         return remove
 
     def snapshot(self) -> tuple[Callable[[T], None], ...]:
-        """The callbacks now, to call outside the caller's own lock."""
-        with self._lock:
-            return tuple(self._callbacks)
+        """The callbacks now: those subscribed when a change was made, to call once it is done."""
+        return tuple(self._callbacks)
 
     def emit(self, value: T, callbacks: tuple[Callable[[T], None], ...] | None = None) -> None:
         """Call each callback (or those of an earlier `snapshot`); one that raises is logged, not propagated."""

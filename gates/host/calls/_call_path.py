@@ -217,6 +217,8 @@ class CallPath:
         if outcome.error is not None:
             details["error"] = outcome.error[:500]
         details.update(verdict.to_json())
+        if explanation := verdict.explain(end.owner):
+            details["explanation"] = explanation  # who really did it: the verdict stands (F4)
         details.update(end.notes)
         if verdict.effects and not outcome.ok:
             details["changedOnError"] = True  # it refused, yet the game changed: a refused call must change nothing

@@ -4,6 +4,11 @@ A step is refused at once, naming it: a tool XIV MCP does not know, one that is 
 (its plugin is not enabled, or the player set it to deny), a job-control tool (a job cannot start,
 steer or wait on jobs), or a placeholder naming a step that does not come earlier. A step without
 an id gets the next free one (`s1`, `s2`, …); ids are unique within a job.
+
+Every built-in of the real host is accepted, as the real host accepts it (F1), whether or not the
+simulated game performs it: a job is testable up to its first step that is not simulated here,
+which then fails saying so (`not_simulated`) and leaves the job pending. A plugin's job may not
+hold the built-ins the real host keeps from plugins ("These tools are not available to plugins").
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from gates.contract import HOST_NAME, JobStep, Mode, RefusedError, StepInfo, quote
+from gates.contract import BUILTIN_TOOLS, HOST_NAME, NOT_FOR_PLUGINS, JobStep, Mode, RefusedError, StepInfo, quote
 
 from ..policy._policy import Policies
 from ..policy._registry import ToolRegistry
@@ -36,10 +41,15 @@ class JobChecks:
         self._registry = registry
         self._policies = policies
 
-    def steps(self, given: Sequence[JobStep], before: Sequence[StepInfo] = ()) -> list[StepInfo]:
-        """Check `given` (to come after `before`) and return them as queued steps with their ids."""
+    def steps(
+        self, given: Sequence[JobStep], before: Sequence[StepInfo] = (), *, by_plugin: bool = False
+    ) -> list[StepInfo]:
+        """Check `given` (to come after `before`) and return them as queued steps with their ids;
+        `by_plugin` for a job a plugin starts (`XivMcp.StartJob`)."""
         if not given:
             raise RefusedError('A job needs at least one step, such as {"tool": "echo", "args": {"text": "hi"}}.')
+        if by_plugin and (kept := sorted({step.tool for step in given} & NOT_FOR_PLUGINS)):
+            raise RefusedError(f"These tools are not available to plugins: {', '.join(kept)}.")
         if len(before) + len(given) > MAX_STEPS:
             raise RefusedError(f"A job holds at most {MAX_STEPS} steps; split the work into several jobs.")
         ids = [s.id for s in before]
@@ -69,6 +79,8 @@ class JobChecks:
             raise RefusedError(f"{where}: {tool} cannot be a job step (jobs do not steer jobs); use the tool itself.")
         registered = self._registry.get(tool)
         if registered is None:
+            if tool in BUILTIN_TOOLS:
+                return  # the real host's own: accepted, and failed when it runs if not simulated here
             raise RefusedError(f"{where}: there is no tool named {quote(tool)}; find tools with search_tools.")
         if registered.owner == HOST_NAME:
             return
@@ -94,6 +106,12 @@ class JobChecks:
             return False
         registered = self._registry.get(tool)
         return registered is not None and not registered.definition.read_only
+
+    def not_simulated(self, tool: str) -> str | None:
+        """Why a step of `tool` cannot run here: a built-in of the real host the simulated game lacks."""
+        if tool in BUILTIN_TOOLS and self._registry.get(tool) is None:
+            return f"XIV MCP's {tool} is not simulated here: skip the step with update_job, or test the job up to it."
+        return None
 
     @staticmethod
     def decode_args(args: Any) -> dict[str, Any]:

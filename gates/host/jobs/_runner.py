@@ -130,7 +130,7 @@ class Jobs:
             name=name.strip()[:200],
             state=JobState.QUEUED,
             owner=owner,
-            steps=self._checks.steps(steps),
+            steps=self._checks.steps(steps, by_plugin=owner is not None),
             created=_now(),
         )
         self._jobs[job.id] = job
@@ -319,6 +319,8 @@ class Jobs:
             return CallOutcome(error=str(exc))
         if step.tool == "wait":
             return await self._wait_step(JobChecks.decode_args(args))
+        if (missing := self._checks.not_simulated(step.tool)) is not None:
+            return CallOutcome(error=missing)
 
         def started(call_id: str) -> None:
             run.call_id = call_id

@@ -40,6 +40,9 @@ class JobStore:
         """`fsync=False` (tests of the state machine only) leaves the syncing to the OS."""
         self.path = path
         self._lock = threading.Lock()
+        """The connection's: `_write` runs in a worker thread (`anyio.to_thread`) while `load` and
+        `close` run on the event loop, and the host closes the store before it cancels the writer,
+        so a batch may still be in flight. The rest of the store is the loop's alone."""
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")

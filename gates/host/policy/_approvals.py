@@ -11,13 +11,13 @@ Its :class:`ApprovalKind` says whether it guards a whole call before it runs (``
 no call id yet, every capability the call needs) or one capability a plugin asks for during a
 call (``DURING_CALL``, with the call's id). Time comes from an injected
 :class:`~gates.host.base._clock.Clock`; nothing here sleeps. The host calls :meth:`Approvals.expire_due`
-from a periodic task, and coroutines await :meth:`Approvals.wait_decided`. Answers and expiry
-happen on the event loop's thread (from another thread, go through ``anyio.from_thread``).
+from a periodic task, and coroutines await :meth:`Approvals.wait_decided`. Like all of the host's
+state, approvals belong to the event loop (see `Host`): requests, answers and expiry happen there,
+so no lock guards them.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -94,7 +94,6 @@ class Approvals:
         self._approvals: dict[str, Approval] = {}
         self._events: dict[str, anyio.Event] = {}
         self._listeners: Listeners[Approval] = Listeners("approval request")
-        self._lock = threading.RLock()
 
     def on_request(self, callback: Callable[[Approval], None]) -> Callable[[], None]:
         """Calls ``callback`` with each approval that waits for the player; returns an unsubscribe function."""
@@ -118,48 +117,45 @@ class Approvals:
             )
         summary = summary[:SUMMARY_LIMIT]
         now = self._clock.now()
-        with self._lock:
-            if isinstance(decision, Ask) and self._pending_of(plugin) >= self._max_pending:
-                raise ApprovalError(
-                    f"{plugin} already has {self._max_pending} approvals waiting for the player, the most XIV MCP "
-                    "keeps open for one plugin; wait for their answers before asking again."
-                )
-            approval_id = self._ids.next()
-            match decision:
-                case Allow(reason=reason):
-                    state, deadline, flagged = ApprovalState.APPROVED, None, False
-                case Deny(reason=reason, flagged=flagged):
-                    state, deadline = ApprovalState.DENIED, None
-                case Ask():
-                    state, deadline, reason, flagged = ApprovalState.PENDING, now + self._timeout, "asked", False
-            approval = Approval(
-                id=approval_id,
-                kind=kind,
-                call_id=call_id,
-                plugin=plugin,
-                tool=tool,
-                capabilities=capabilities,
-                summary=summary,
-                state=state,
-                created=now,
-                deadline=deadline,
-                reason=reason,
-                flagged=flagged,
+        if isinstance(decision, Ask) and self._pending_of(plugin) >= self._max_pending:
+            raise ApprovalError(
+                f"{plugin} already has {self._max_pending} approvals waiting for the player, the most XIV MCP "
+                "keeps open for one plugin; wait for their answers before asking again."
             )
-            self._approvals[approval_id] = approval
-            self._prune()
-            callbacks = self._listeners.snapshot() if state is ApprovalState.PENDING else ()
+        approval_id = self._ids.next()
+        match decision:
+            case Allow(reason=reason):
+                state, deadline, flagged = ApprovalState.APPROVED, None, False
+            case Deny(reason=reason, flagged=flagged):
+                state, deadline = ApprovalState.DENIED, None
+            case Ask():
+                state, deadline, reason, flagged = ApprovalState.PENDING, now + self._timeout, "asked", False
+        approval = Approval(
+            id=approval_id,
+            kind=kind,
+            call_id=call_id,
+            plugin=plugin,
+            tool=tool,
+            capabilities=capabilities,
+            summary=summary,
+            state=state,
+            created=now,
+            deadline=deadline,
+            reason=reason,
+            flagged=flagged,
+        )
+        self._approvals[approval_id] = approval
+        self._prune()
+        callbacks = self._listeners.snapshot() if state is ApprovalState.PENDING else ()
         self._audit_line(approval)
         self._listeners.emit(approval, callbacks)
         return approval
 
     def find(self, approval_id: str) -> Approval | None:
-        with self._lock:
-            return self._approvals.get(approval_id)
+        return self._approvals.get(approval_id)
 
     def get(self, approval_id: str) -> Approval:
-        with self._lock:
-            approval = self._approvals.get(approval_id)
+        approval = self._approvals.get(approval_id)
         if approval is None:
             if not self._ids.issued_here(approval_id):
                 raise ApprovalError(
@@ -183,29 +179,26 @@ class Approvals:
         return self.get(approval_id).state
 
     def pending(self) -> tuple[Approval, ...]:
-        with self._lock:
-            return tuple(a for a in self._approvals.values() if a.state is ApprovalState.PENDING)
+        return tuple(a for a in self._approvals.values() if a.state is ApprovalState.PENDING)
 
     def answer(self, approval_id: str, answer: Answer) -> Approval:
         """The player's answer. Approve once, for the session or always approves; decline denies."""
         approval = self.get(approval_id)
-        with self._lock:
-            if approval.state is not ApprovalState.PENDING:
-                raise ApprovalError(
-                    f"Approval {quote(approval_id)} was already {approval.state.value} ({approval.reason})."
-                )
-            state = ApprovalState.DENIED if answer is Answer.DECLINE else ApprovalState.APPROVED
-            self._decide(approval, state, answer, "answered")
+        if approval.state is not ApprovalState.PENDING:
+            raise ApprovalError(
+                f"Approval {quote(approval_id)} was already {approval.state.value} ({approval.reason})."
+            )
+        state = ApprovalState.DENIED if answer is Answer.DECLINE else ApprovalState.APPROVED
+        self._decide(approval, state, answer, "answered")
         self._audit_line(approval, sync=True)  # the player's answer: on disk before it takes effect
         return approval
 
     def withdraw(self, approval_id: str, reason: str = "withdrawn") -> Approval:
         """Closes a pending approval nobody waits for any more (the caller gave up): it counts as denied."""
         approval = self.get(approval_id)
-        with self._lock:
-            if approval.state is not ApprovalState.PENDING:
-                return approval
-            self._decide(approval, ApprovalState.DENIED, None, reason)
+        if approval.state is not ApprovalState.PENDING:
+            return approval
+        self._decide(approval, ApprovalState.DENIED, None, reason)
         self._audit_line(approval)
         return approval
 
@@ -214,8 +207,7 @@ class Approvals:
 
     def withdraw_of(self, plugin: str, reason: str) -> int:
         """Closes every pending approval of `plugin` (it left the bus); returns how many."""
-        with self._lock:
-            mine = [a for a in self._approvals.values() if a.plugin == plugin and a.state is ApprovalState.PENDING]
+        mine = [a for a in self._approvals.values() if a.plugin == plugin and a.state is ApprovalState.PENDING]
         for approval in mine:
             self.withdraw(approval.id, reason)
         return len(mine)
@@ -223,14 +215,13 @@ class Approvals:
     def expire_due(self) -> tuple[Approval, ...]:
         """Declines every pending approval whose window has closed; returns them."""
         now = self._clock.now()
-        with self._lock:
-            due = [
-                a
-                for a in self._approvals.values()
-                if a.state is ApprovalState.PENDING and a.deadline is not None and a.deadline <= now
-            ]
-            for approval in due:
-                self._decide(approval, ApprovalState.DENIED, Answer.DECLINE, "expired")
+        due = [
+            a
+            for a in self._approvals.values()
+            if a.state is ApprovalState.PENDING and a.deadline is not None and a.deadline <= now
+        ]
+        for approval in due:
+            self._decide(approval, ApprovalState.DENIED, Answer.DECLINE, "expired")
         for approval in due:
             self._audit_line(approval)
         return tuple(due)
@@ -238,10 +229,9 @@ class Approvals:
     async def wait_decided(self, approval_id: str) -> Approval:
         """Waits until the approval is approved or denied (answered or expired) and returns it."""
         approval = self.get(approval_id)
-        with self._lock:
-            if approval.state is not ApprovalState.PENDING:
-                return approval
-            event = self._events.setdefault(approval_id, anyio.Event())
+        if approval.state is not ApprovalState.PENDING:
+            return approval
+        event = self._events.setdefault(approval_id, anyio.Event())
         await event.wait()
         return approval
 

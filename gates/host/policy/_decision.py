@@ -13,7 +13,6 @@ plugin is suspended or disabled, or the player clears them. They are never persi
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Final
 
@@ -49,32 +48,26 @@ Decision = Allow | Ask | Deny
 
 
 class SessionGrants:
-    """The "approve for this session" answers, in memory only. Safe to share between threads."""
+    """The "approve for this session" answers, in memory only, on the event loop (see `Host`)."""
 
     def __init__(self) -> None:
         self._grants: set[tuple[str, str, str]] = set()
-        self._lock = threading.Lock()
 
     def grant(self, plugin: str, tool: str, scope: str = WHOLE_CALL) -> None:
-        with self._lock:
-            self._grants.add((plugin, tool, scope))
+        self._grants.add((plugin, tool, scope))
 
     def has(self, plugin: str, tool: str, scope: str = WHOLE_CALL) -> bool:
-        with self._lock:
-            return (plugin, tool, scope) in self._grants
+        return (plugin, tool, scope) in self._grants
 
     def covers(self, plugin: str, tool: str, capability: str) -> bool:
         """Whether the whole call, or this one capability of the tool, was approved for the session."""
-        with self._lock:
-            return (plugin, tool, WHOLE_CALL) in self._grants or (plugin, tool, capability) in self._grants
+        return (plugin, tool, WHOLE_CALL) in self._grants or (plugin, tool, capability) in self._grants
 
     def clear(self, plugin: str) -> int:
         """Forgets every grant of a plugin; returns how many there were."""
-        with self._lock:
-            mine = {g for g in self._grants if g[0] == plugin}
-            self._grants -= mine
-            return len(mine)
+        mine = {g for g in self._grants if g[0] == plugin}
+        self._grants -= mine
+        return len(mine)
 
     def count(self, plugin: str) -> int:
-        with self._lock:
-            return sum(1 for g in self._grants if g[0] == plugin)
+        return sum(1 for g in self._grants if g[0] == plugin)

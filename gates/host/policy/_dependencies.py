@@ -24,14 +24,13 @@ and without versions ``plugin_outdated`` is never reported.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
 from gates.contract import (
-    CORE_TOOL_NAMES,
+    BUILTIN_TOOL_NAMES,
     NAME_PATTERN,
     DependencyDeclaration,
     DependencyEntry,
@@ -108,14 +107,14 @@ def _has(names: Iterable[str], plugin: str) -> bool:
 
 
 def parse_dependencies(
-    text: str | bytes, *, is_builtin: Callable[[str], bool] = CORE_TOOL_NAMES.__contains__
+    text: str | bytes, *, is_builtin: Callable[[str], bool] = BUILTIN_TOOL_NAMES.__contains__
 ) -> tuple[Dependency, ...]:
     """Decodes and validates a ``DeclareDependencies`` document."""
     return validate_dependencies(decode_dependency_declaration(text), is_builtin=is_builtin)
 
 
 def validate_dependencies(
-    declaration: DependencyDeclaration, *, is_builtin: Callable[[str], bool] = CORE_TOOL_NAMES.__contains__
+    declaration: DependencyDeclaration, *, is_builtin: Callable[[str], bool] = BUILTIN_TOOL_NAMES.__contains__
 ) -> tuple[Dependency, ...]:
     if len(declaration.tools) > MAX_DEPENDENCIES:
         raise DependencyError(
@@ -306,26 +305,24 @@ def _check_plugin_tool(
 
 
 class DependencyBook:
-    """Each plugin's current declaration. Declaring replaces; an empty declaration clears. Thread-safe."""
+    """Each plugin's current declaration. Declaring replaces; an empty declaration clears.
+
+    Like all of the host's state it belongs to the event loop (see `Host`): no lock."""
 
     def __init__(self) -> None:
         self._declared: dict[str, tuple[Dependency, ...]] = {}
-        self._lock = threading.Lock()
 
     def declare(self, owner: str, dependencies: Iterable[Dependency]) -> tuple[Dependency, ...]:
         declared = tuple(dependencies)
-        with self._lock:
-            if declared:
-                self._declared[owner] = declared
-            else:
-                self._declared.pop(owner, None)
+        if declared:
+            self._declared[owner] = declared
+        else:
+            self._declared.pop(owner, None)
         return declared
 
     def declared(self, owner: str) -> tuple[Dependency, ...]:
-        with self._lock:
-            return self._declared.get(owner, ())
+        return self._declared.get(owner, ())
 
     def forget(self, owner: str) -> None:
         """Drops a plugin's declaration (it unloaded: declarations go with their plugin)."""
-        with self._lock:
-            self._declared.pop(owner, None)
+        self._declared.pop(owner, None)

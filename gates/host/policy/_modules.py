@@ -14,7 +14,6 @@ Settings are kept by a `ModuleStore` (the policy database) before they take effe
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -138,13 +137,15 @@ class ModuleStore(Protocol):
 
 
 class Modules:
-    """The catalog of modules and the player's settings for them. Thread-safe."""
+    """The catalog of modules and the player's settings for them, on the event loop (see `Host`)."""
 
     def __init__(self, store: ModuleStore | None = None, modules: Iterable[Module] = MODULES) -> None:
         self._store = store
-        self._lock = threading.Lock()
         self._modules: dict[str, Module] = {}
         self._of_tool: dict[str, Module] = {}
+        self.version = 0
+        """Moves on with every module added and every change of the settings (what is offered of
+        XIV MCP's own tools depends on them, and on which integrations' plugins are loaded)."""
         for module in modules:
             self.add(module)
         self._settings = store.load_module_settings() if store is not None else ModuleSettings()
@@ -154,6 +155,7 @@ class Modules:
         self._modules[module.id] = module
         for tool in module.tools:
             self._of_tool[tool] = module
+        self.version += 1
 
     # --- reading -------------------------------------------------------------------------
 
@@ -168,21 +170,18 @@ class Modules:
         return self._of_tool.get(tool)
 
     def is_on(self, module_id: str) -> bool:
-        with self._lock:
-            return module_id not in self._settings.off
+        return module_id not in self._settings.off
 
     def mode(self, module: Module, access: Access) -> Mode:
         """The module's mode for reading or changes (deny for an access the module does not have)."""
         default = module.default(access)
         if default is None:
             return Mode.DENY
-        with self._lock:
-            return self._settings.modes.get((module.id, access), default)
+        return self._settings.modes.get((module.id, access), default)
 
     def tool_setting(self, tool: str) -> Mode | None:
         """The tool's own setting, or None when it follows its module."""
-        with self._lock:
-            return self._settings.tools.get(tool)
+        return self._settings.tools.get(tool)
 
     def tool_mode(self, tool: str, read_only: bool) -> Mode:
         """A tool's effective mode: its own setting, else its module's for its access."""
@@ -237,24 +236,22 @@ class Modules:
         if module.default(access) is None:
             raise SettingError(f"{module.title} ({module.id}) has no {access.value}: only {_has(module)}.")
         mode = _mode(mode_text)
-        with self._lock:
-            draft = _copy(self._settings)
-            if mode is None:
-                draft.modes.pop((module.id, access), None)
-            else:
-                draft.modes[(module.id, access)] = mode
-            self._commit(draft)
+        draft = _copy(self._settings)
+        if mode is None:
+            draft.modes.pop((module.id, access), None)
+        else:
+            draft.modes[(module.id, access)] = mode
+        self._commit(draft)
         return module
 
     def set_on(self, module_id: str, on: bool) -> Module:
         module = self._known(module_id)
-        with self._lock:
-            draft = _copy(self._settings)
-            if on:
-                draft.off.discard(module.id)
-            else:
-                draft.off.add(module.id)
-            self._commit(draft)
+        draft = _copy(self._settings)
+        if on:
+            draft.off.discard(module.id)
+        else:
+            draft.off.add(module.id)
+        self._commit(draft)
         return module
 
     def set_tool(self, tool: str, setting: str) -> Module:
@@ -264,13 +261,12 @@ class Modules:
             raise SettingError(f"{quote(tool)} is not one of XIV MCP's tools in a module; they are: {names}.")
         if setting not in TOOL_SETTINGS:
             raise SettingError(f"{quote(setting)} is not a tool setting: use group, allow, ask or deny.")
-        with self._lock:
-            draft = _copy(self._settings)
-            if setting == "group":
-                draft.tools.pop(tool, None)
-            else:
-                draft.tools[tool] = Mode(setting)
-            self._commit(draft)
+        draft = _copy(self._settings)
+        if setting == "group":
+            draft.tools.pop(tool, None)
+        else:
+            draft.tools[tool] = Mode(setting)
+        self._commit(draft)
         return module
 
     def cards(self, read_only_of: Callable[[str], bool | None], connected: Collection[str] = ()) -> list[ModuleCard]:
@@ -307,8 +303,7 @@ class Modules:
         return cards
 
     def snapshot(self) -> ModuleSettings:
-        with self._lock:
-            return _copy(self._settings)
+        return _copy(self._settings)
 
     def _known(self, module_id: str) -> Module:
         module = self.find(module_id)
@@ -325,6 +320,7 @@ class Modules:
         if self._store is not None:
             self._store.save_module_settings(draft)
         self._settings = draft
+        self.version += 1
 
 
 def _access(read_only: bool) -> Access:

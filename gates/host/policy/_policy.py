@@ -12,7 +12,6 @@ setting or remembered answer makes it run unasked.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -53,12 +52,14 @@ __all__ = ["Policies"]
 
 
 class Policies:
-    """Every plugin's record, the session grants, and the decisions made from them. Thread-safe."""
+    """Every plugin's record, the session grants, and the decisions made from them.
+
+    No lock: only the event loop reads or changes them (see `Host`), and no method awaits, so
+    each (a read, or an `_editing` block's check, save and swap) is whole to every other task."""
 
     def __init__(self, store: PolicyStore | None = None) -> None:
         self._store = store
         self._records: dict[str, PluginRecord] = store.load() if store is not None else {}
-        self._lock = threading.RLock()
         self.sessions = SessionGrants()
         self.version = 0
         """Moves on with every change of a record (what is offered and allowed depends on nothing else)."""
@@ -67,45 +68,38 @@ class Policies:
 
     def record(self, owner: str) -> PluginRecord:
         """A copy of the plugin's record (a fresh, undecided one for a plugin never seen)."""
-        with self._lock:
-            return self._get(owner).copy()
+        return self._get(owner).copy()
 
     def state(self, owner: str) -> PluginState:
-        with self._lock:
-            return self._get(owner).state
+        return self._get(owner).state
 
     def can_run(self, owner: str) -> bool:
         return self.state(owner) is PluginState.ENABLED
 
     def consented_owner(self, tool: str) -> str | None:
         """The plugin the player consented to `tool` of, if any (for a tool not registered now)."""
-        with self._lock:
-            return next((owner for owner, record in self._records.items() if tool in record.consented), None)
+        return next((owner for owner, record in self._records.items() if tool in record.consented), None)
 
     def knows(self, owner: str) -> bool:
-        with self._lock:
-            return owner in self._records
+        return owner in self._records
 
     def known(self) -> tuple[str, ...]:
-        with self._lock:
-            return tuple(self._records)
+        return tuple(self._records)
 
     def review(self, owner: str, registration: Registration) -> Review:
         """Whether this registration needs the player's decision; changes nothing."""
-        with self._lock:
-            return review_registration(self._get(owner), registration)
+        return review_registration(self._get(owner), registration)
 
     # ------------------------------------------------------------------ what the plugin does
 
     def on_registered(self, owner: str, registration: Registration) -> Review:
         """After every registration: an enabled plugin whose registration grew now awaits consent (T7, A6)."""
-        with self._lock:
-            result = review_registration(self._get(owner), registration)
-            current = self._get(owner)
-            if result.needs_decision and current.enabled and not current.awaiting_consent:
-                with self._editing(owner) as record:
-                    record.awaiting_consent = True
-            return result
+        result = review_registration(self._get(owner), registration)
+        current = self._get(owner)
+        if result.needs_decision and current.enabled and not current.awaiting_consent:
+            with self._editing(owner) as record:
+                record.awaiting_consent = True
+        return result
 
     # ------------------------------------------------------------------ what the player decides
 
@@ -196,9 +190,8 @@ class Policies:
             record.enabled = record.reviewed = record.awaiting_consent = record.suspended = False
             record.suspend_reason = None
             record.consented, record.capability_modes, record.tool_modes = {}, {}, {}
-        with self._lock:
-            self._records.pop(owner, None)
-            self.version += 1
+        self._records.pop(owner, None)
+        self.version += 1
         self.sessions.clear(owner)
 
     def clear_session(self, owner: str) -> int:
@@ -212,16 +205,14 @@ class Policies:
         cap = find_capability(capability)
         if cap is None:
             return Mode.DENY
-        with self._lock:
-            mode = self._get(owner).capability_modes.get(capability, cap.default)
+        mode = self._get(owner).capability_modes.get(capability, cap.default)
         return mode if is_mode_allowed(cap.risk, mode) else Mode.ASK
 
     def tool_mode(self, owner: str, definition: ToolDefinition) -> Mode:
         """A whole call's mode: the tool's own setting, else the strictest of its capabilities."""
         if any(find_capability(c) is None for c in definition.capabilities):
             return Mode.DENY
-        with self._lock:
-            own = self._get(owner).tool_modes.get(definition.name)
+        own = self._get(owner).tool_modes.get(definition.name)
         mode = own if own is not None else strictest(self.capability_mode(owner, c) for c in sections(definition))
         return Mode.ASK if mode is Mode.ALLOW and is_critical(definition) else mode
 
@@ -269,8 +260,7 @@ class Policies:
         refused = self._refusal(owner, name)
         if refused is not None:
             return refused
-        with self._lock:
-            own = self._get(owner).tool_modes.get(definition.name)
+        own = self._get(owner).tool_modes.get(definition.name)
         mode = own if own is not None else self.capability_mode(owner, capability)
         critical = cap.risk is Risk.CRITICAL
         if mode is Mode.ALLOW and critical:
@@ -284,9 +274,8 @@ class Policies:
         return Ask((capability,), critical=critical)
 
     def _refusal(self, owner: str, name: str) -> Deny | None:
-        with self._lock:
-            record = self._get(owner)
-            state, reason = record.state, record.suspend_reason
+        record = self._get(owner)
+        state, reason = record.state, record.suspend_reason
         where = "/xivmcp → Third-party plugins"
         match state:
             case PluginState.ENABLED:
@@ -310,8 +299,7 @@ class Policies:
         return Deny(message, reason=state.value)
 
     def _denied_message(self, owner: str, name: str, definition: ToolDefinition) -> str:
-        with self._lock:
-            own = self._get(owner).tool_modes.get(definition.name)
+        own = self._get(owner).tool_modes.get(definition.name)
         if own is Mode.DENY:
             return (
                 f"{definition.name} is set to Deny for {name} in /xivmcp, so it can't run. "
@@ -381,13 +369,12 @@ class Policies:
 
         A draft the block left as it was is not written: a committed write waits for the disk
         (synchronous=FULL), and `--auto-enable` sets modes that are set already on every tool."""
-        with self._lock:
-            current = self._get(owner)
-            draft = current.copy()
-            yield draft
-            if draft == current:
-                return
-            if self._store is not None:
-                self._store.save(owner, draft)
-            self._records[owner] = draft
-            self.version += 1
+        current = self._get(owner)
+        draft = current.copy()
+        yield draft
+        if draft == current:
+            return
+        if self._store is not None:
+            self._store.save(owner, draft)
+        self._records[owner] = draft
+        self.version += 1

@@ -1,19 +1,21 @@
 """Side effects: what a third-party call changed in the game, against what its tool declared (T2, A4, W3).
 
-The real host compares a snapshot from before a call with one from after it. This one does the
-same, and more: the simulated game records which process made each change (`game.Change.by`),
-so the host replays only the changes the plugin itself made onto the "before" snapshot and judges
-those. An effect another process made meanwhile (the player, another plugin, XIV MCP's own
-tools) is reported as not blamed, never held against the plugin. When the game's change log no
-longer reaches back to the start of the call, the whole difference is judged, as the real host
-judges it.
+The real host compares a snapshot from before a call with one from after it, and judges the whole
+difference against what the tool declared: it cannot tell who made a change, so gil another
+plugin spent during the call suspends the plugin that was called (F4). This host judges the same
+difference by the same rules, so its verdict is the real host's. The simulated game also records
+which process made each change (`game.Change.by`): that only explains the verdict ("640 gil
+spent, by EvilHelper during the call"), in the audit line and in `xivmcp check`, and never
+changes it.
 
-The rules are the real host's (`SideEffectAnalyzer`): nothing is checked when the player was not
-logged in before the call; a logout or a switch of character needs `login` and ends the check
-(that character's gil says nothing about the call); a change of zone or world needs
-`move_character` or `combat`; gil spent needs `spend_gil`; each currency spent needs
-`spend_currency`; items leaving need `move_items`, `trade_items`, `discard_items` or
-`spend_currency`; chat sent needs `chat_send`. Gains never count.
+The rules are the real host's (`SideEffectAnalyzer` in `XivMcp.Core/Permissions/SideEffects.cs`):
+nothing is checked when the player was not logged in before the call; a logout or a switch of
+character needs `login` and ends the check (that character's gil says nothing about the call); a
+change of zone or world needs `move_character` or `combat`; gil spent needs `spend_gil`; each
+currency spent needs `spend_currency`; items leaving need `move_items`, `trade_items`,
+`discard_items` or `spend_currency`; chat sent needs `chat_send`. Gains never count. Items are one
+total count, as the real snapshot keeps them: one item discarded while another is gained leaves the
+total as it was, and the real host sees nothing (docs/fidelity.md).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from game import Change, GameSnapshot, SnapshotDelta, replay
+from game import Change, GameSnapshot, SnapshotDelta
 from gates.contract import CapabilityId
 
 __all__ = [
@@ -106,31 +108,45 @@ class Verdict:
     """What XIV MCP concluded about one call's effects."""
 
     effects: tuple[SideEffect, ...] = ()
-    """The plugin's own effects (all of the difference when the game could not attribute it)."""
-    not_blamed: tuple[tuple[SideEffect, tuple[str, ...]], ...] = ()
-    """Effects other processes made during the call, with who made them."""
+    """Every effect of the whole before/after difference, whoever made it (as the real host judges)."""
+    made_by: tuple[tuple[str, ...], ...] = ()
+    """For each effect, the processes whose changes explain it, as the game recorded them; empty
+    when the game's change log did not reach back to the call's start."""
     unchecked_reason: str | None = None
     """Why nothing was checked; None when the call's effects were."""
-    attributed: bool = True
-    """False when the game's change log did not reach back to the call's start (whole difference judged)."""
 
     @property
     def checked(self) -> bool:
         return self.unchecked_reason is None
 
     @property
+    def attributed(self) -> bool:
+        return len(self.made_by) == len(self.effects)
+
+    @property
     def undeclared(self) -> tuple[SideEffect, ...]:
         return tuple(e for e in self.effects if e.undeclared)
+
+    def explain(self, owner: str) -> list[str]:
+        """One sentence per undeclared effect another process made: the verdict stands, and says why."""
+        if not self.attributed:
+            return []
+        lines = []
+        for effect, makers in zip(self.effects, self.made_by, strict=True):
+            others = [m for m in makers if m != owner]
+            if effect.undeclared and others:
+                lines.append(
+                    f"{effect.detail.rstrip('.')}, by {' and '.join(others)} during the call: XIV MCP cannot tell "
+                    f"who did it and judges {owner}'s call by the whole difference."
+                )
+        return lines
 
     def to_json(self) -> dict[str, Any]:
         if not self.checked:
             return {"effectsChecked": False, "uncheckedReason": self.unchecked_reason}
-        out: dict[str, Any] = {"effects": [e.to_json() for e in self.effects]}
-        if self.not_blamed:
-            out["notBlamed"] = [{**e.to_json(), "by": list(by)} for e, by in self.not_blamed]
         if not self.attributed:
-            out["attributed"] = False
-        return out
+            return {"effects": [e.to_json() for e in self.effects], "attributed": False}
+        return {"effects": [{**e.to_json(), "by": list(by)} for e, by in zip(self.effects, self.made_by, strict=True)]}
 
 
 def unchecked(reason: str) -> Verdict:
@@ -146,19 +162,16 @@ def judge(
     *,
     complete: bool,
 ) -> Verdict:
-    """The plugin's own effects and the others', from the snapshots around a call and the changes between."""
+    """The whole difference between the snapshots around a call, judged as the real host judges it;
+    `changes` (the game's record of the call, `complete` when it reaches back to the start) only
+    say who made each effect."""
     if not before.logged_in:
         return unchecked("The player was not logged in when the call started.")
+    effects = tuple(analyze(before, after, declared))
     if not complete:
-        return Verdict(effects=tuple(analyze(before, after, declared)), attributed=False)
-    own = analyze(before, replay(before, (c for c in changes if c.by == owner)), declared)
-    others = [c for c in changes if c.by != owner]
-    not_blamed: list[tuple[SideEffect, tuple[str, ...]]] = []
-    if others:
-        for effect in analyze(before, replay(before, others), declared):
-            makers = tuple(dict.fromkeys(c.by for c in others if _explains(c, effect)))
-            not_blamed.append((effect, makers or tuple(dict.fromkeys(c.by for c in others))))
-    return Verdict(effects=tuple(own), not_blamed=tuple(not_blamed))
+        return Verdict(effects=effects)
+    made_by = tuple(tuple(dict.fromkeys(c.by for c in changes if _explains(c, effect))) for effect in effects)
+    return Verdict(effects=effects, made_by=made_by)
 
 
 _EXPLAINS: Final[dict[str, Callable[[SnapshotDelta], bool]]] = {

@@ -12,7 +12,6 @@ misread.
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -102,11 +101,11 @@ _MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_create_
 
 
 class PolicyDatabase:
-    """A :class:`~gates.host.policy._records.PolicyStore` on SQLite. Safe to share between threads."""
+    """A :class:`~gates.host.policy._records.PolicyStore` on SQLite, used on the event loop only
+    (see `Host`): each load or save runs whole, with no lock."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = path
-        self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -164,25 +163,23 @@ class PolicyDatabase:
 
     def load(self) -> dict[str, PluginRecord]:
         """Every stored record, by owner."""
-        with self._lock:
-            try:
-                return self._load()
-            except (sqlite3.Error, ValueError, KeyError) as exc:
-                raise StoreError(f"Can't read the policy database {self.path}: {exc}") from exc
+        try:
+            return self._load()
+        except (sqlite3.Error, ValueError, KeyError) as exc:
+            raise StoreError(f"Can't read the policy database {self.path}: {exc}") from exc
 
     def save(self, owner: str, record: PluginRecord) -> None:
         """Replaces the owner's record in one committed transaction."""
-        with self._lock:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    self._write(owner, record)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise StoreError(f"Can't save {owner}'s settings to {self.path}: {exc}") from exc
+                self._write(owner, record)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"Can't save {owner}'s settings to {self.path}: {exc}") from exc
 
     def _load(self) -> dict[str, PluginRecord]:
         records: dict[str, PluginRecord] = {}
@@ -245,40 +242,38 @@ class PolicyDatabase:
     # ------------------------------------------------------------------ ModuleStore
 
     def load_module_settings(self) -> ModuleSettings:
-        with self._lock:
-            try:
-                settings = ModuleSettings()
-                for module, access, mode in self._db.execute("SELECT module, access, mode FROM module_modes"):
-                    settings.modes[(module, Access(access))] = Mode(mode)
-                settings.off = {module for (module,) in self._db.execute("SELECT module FROM modules_off")}
-                for tool, mode in self._db.execute("SELECT tool, mode FROM core_tool_modes"):
-                    settings.tools[tool] = Mode(mode)
-                return settings
-            except (sqlite3.Error, ValueError) as exc:
-                raise StoreError(f"Can't read the module settings from {self.path}: {exc}") from exc
+        try:
+            settings = ModuleSettings()
+            for module, access, mode in self._db.execute("SELECT module, access, mode FROM module_modes"):
+                settings.modes[(module, Access(access))] = Mode(mode)
+            settings.off = {module for (module,) in self._db.execute("SELECT module FROM modules_off")}
+            for tool, mode in self._db.execute("SELECT tool, mode FROM core_tool_modes"):
+                settings.tools[tool] = Mode(mode)
+            return settings
+        except (sqlite3.Error, ValueError) as exc:
+            raise StoreError(f"Can't read the module settings from {self.path}: {exc}") from exc
 
     def save_module_settings(self, settings: ModuleSettings) -> None:
         """Replaces the module settings in one committed transaction."""
-        with self._lock:
+        try:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
             try:
-                db = self._db
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    db.execute("DELETE FROM module_modes")
-                    db.execute("DELETE FROM modules_off")
-                    db.execute("DELETE FROM core_tool_modes")
-                    db.executemany(
-                        "INSERT INTO module_modes (module, access, mode) VALUES (?, ?, ?)",
-                        [(m, a.value, mode.value) for (m, a), mode in settings.modes.items()],
-                    )
-                    db.executemany("INSERT INTO modules_off (module) VALUES (?)", [(m,) for m in sorted(settings.off)])
-                    db.executemany(
-                        "INSERT INTO core_tool_modes (tool, mode) VALUES (?, ?)",
-                        [(t, mode.value) for t, mode in settings.tools.items()],
-                    )
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise StoreError(f"Can't save the module settings to {self.path}: {exc}") from exc
+                db.execute("DELETE FROM module_modes")
+                db.execute("DELETE FROM modules_off")
+                db.execute("DELETE FROM core_tool_modes")
+                db.executemany(
+                    "INSERT INTO module_modes (module, access, mode) VALUES (?, ?, ?)",
+                    [(m, a.value, mode.value) for (m, a), mode in settings.modes.items()],
+                )
+                db.executemany("INSERT INTO modules_off (module) VALUES (?)", [(m,) for m in sorted(settings.off)])
+                db.executemany(
+                    "INSERT INTO core_tool_modes (tool, mode) VALUES (?, ?)",
+                    [(t, mode.value) for t, mode in settings.tools.items()],
+                )
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"Can't save the module settings to {self.path}: {exc}") from exc

@@ -20,12 +20,24 @@ from ._game_definitions import GAME_DEFINITIONS, GAME_OUTPUT_SCHEMAS
 from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
 from ._job_definitions import JOB_DEFINITIONS, object_schema
 
-__all__ = ["CORE_DEFINITIONS", "CORE_TOOLSET", "OUTPUT_SCHEMAS", "PAGE_DEFAULT", "PAGE_MAX", "SELF_TEST_SECONDS"]
+__all__ = [
+    "CORE_DEFINITIONS",
+    "CORE_TOOLSET",
+    "OUTPUT_SCHEMAS",
+    "PAGE_DEFAULT",
+    "PAGE_MAX",
+    "SELF_TEST_SECONDS",
+    "SIMULATOR_ONLY",
+    "SIMULATOR_TOOLS",
+]
 
 CORE_TOOLSET: Final = "core"
 PAGE_DEFAULT: Final = 20
 PAGE_MAX: Final = 100
 SELF_TEST_SECONDS: Final = 10.0
+SIMULATOR_ONLY: Final = " [This simulator's own tool: the real XIV MCP has no tool by this name.]"
+"""Ends the description of each tool of this simulator that the real host does not have, so an
+assistant (and a plugin author reading tools/list) never takes it for one of XIV MCP's."""
 
 
 _obj = object_schema
@@ -46,21 +58,23 @@ def _listing(item: dict[str, Any]) -> dict[str, Any]:
 CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     ToolDefinition(
         name="echo",
-        description="Returns its 'text' argument unchanged. Use it to check that XIV MCP answers.",
+        description="Returns its 'text' argument unchanged. Use it to check that XIV MCP answers." + SIMULATOR_ONLY,
         input_schema=_obj({"text": {"type": "string", "description": "What to send back."}}, ("text",)),
         read_only=True,
     ),
     ToolDefinition(
         name="list_toolsets",
         description="The groups of tools XIV MCP offers now: 'core' (XIV MCP's own) and one per third-party "
-        "plugin, named after it, with how many tools each has. Find tools in a toolset with search_tools.",
+        "plugin, named after it, with how many tools each has. Find tools in a toolset with search_tools."
+        + SIMULATOR_ONLY,
         read_only=True,
     ),
     ToolDefinition(
         name="search_tools",
-        description="Finds tools that may run now by words in their name or description (case-insensitive; "
-        "every word must match). Returns {total, showing, items} with each tool's inputSchema; run one with "
-        "call_tool, or call it directly.",
+        description="Finds tools by words in their name or description (case-insensitive; every word must "
+        "match). Returns {total, showing, items} with each tool's inputSchema; run one with call_tool, or call it "
+        "directly. The tools that may run now come first; XIV MCP's own tools that this simulated game does not "
+        "perform follow, with simulated: false (a job may name them, but they cannot run here)." + SIMULATOR_ONLY,
         input_schema=_obj(
             {
                 "query": {"type": "string", "description": "Words to look for. Empty matches every tool."},
@@ -73,7 +87,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     ToolDefinition(
         name="call_tool",
         description="Runs any tool by name, as found with search_tools, through the player's permissions "
-        "(some tools ask the player first). Returns what the tool returns.",
+        "(some tools ask the player first). Returns what the tool returns." + SIMULATOR_ONLY,
         input_schema=_obj(
             {
                 "name": {"type": "string", "description": "The tool's name, as search_tools returns it."},
@@ -86,7 +100,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     ToolDefinition(
         name="get_plugin_status",
         description="Third-party plugins as the player sees them in /xivmcp: state (enabled, suspended, ...), "
-        "whether connected, each tool's mode and capability modes, and what a plugin waits for.",
+        "whether connected, each tool's mode and capability modes, and what a plugin waits for." + SIMULATOR_ONLY,
         input_schema=_obj({"plugin": {"type": "string", "description": "One plugin's InternalName. Default: all."}}),
         read_only=True,
     ),
@@ -118,3 +132,7 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     **INTEGRATION_OUTPUT_SCHEMAS,
     **GAME_OUTPUT_SCHEMAS,
 }
+SIMULATOR_TOOLS: Final[frozenset[str]] = frozenset(
+    d.name for d in CORE_DEFINITIONS if d.description.endswith(SIMULATOR_ONLY)
+)
+"""This simulator's own tools: a plugin may register any of these names, as in the real host."""

@@ -17,7 +17,16 @@ import anyio
 import msgspec
 
 from broker import PluginInterface
-from gates.contract import HOST_NAME, PluginGate, PluginState, RefusedError, input_schema_of, plugin_gate, quote
+from gates.contract import (
+    BUILTIN_TOOLS,
+    HOST_NAME,
+    PluginGate,
+    PluginState,
+    RefusedError,
+    input_schema_of,
+    plugin_gate,
+    quote,
+)
 from gates.player import PluginCard
 
 from ..base._call_outcome import CallOutcome
@@ -113,15 +122,17 @@ class CoreTools:
         toolset = (args.text("toolset") or "").lower()
         limit = args.integer("limit", PAGE_DEFAULT, 1, PAGE_MAX)
         offset = args.integer("offset", 0, 0)
+
+        def matches(name: str, description: str) -> bool:
+            return all(w in name.lower() or w in description.lower() for w in words)
+
         found = [
             t
             for t in self._offered.all()
-            if (not toolset or t.toolset.lower() == toolset)
-            and all(w in t.definition.name.lower() or w in t.definition.description.lower() for w in words)
+            if (not toolset or t.toolset.lower() == toolset) and matches(t.definition.name, t.definition.description)
         ]
         found.sort(key=lambda t: not all(w in t.definition.name.lower() for w in words))  # name hits first
-        page = found[offset : offset + limit]
-        items = [
+        items: list[dict[str, Any]] = [
             {
                 "name": t.definition.name,
                 "toolset": t.toolset,
@@ -129,9 +140,22 @@ class CoreTools:
                 "readOnly": t.definition.read_only,
                 "inputSchema": input_schema_of(t.definition),
             }
-            for t in page
+            for t in found
         ]
-        return {"total": len(found), "showing": len(items), "offset": offset, "items": items}
+        if not toolset or toolset == CORE_TOOLSET:  # F1: the real host's built-ins the game lacks are known too
+            items += [
+                {
+                    "name": b.name,
+                    "toolset": CORE_TOOLSET,
+                    "description": b.summary,
+                    "readOnly": b.read_only,
+                    "simulated": False,
+                }
+                for b in BUILTIN_TOOLS.values()
+                if b.name not in self._registry and matches(b.name, b.summary)
+            ]
+        page = items[offset : offset + limit]
+        return {"total": len(items), "showing": len(page), "offset": offset, "items": page}
 
     async def _call_tool(self, args: ToolArgs, on_progress: ProgressFn | None) -> CallOutcome:
         name = args.text("name", required=True) or ""

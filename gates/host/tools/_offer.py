@@ -7,7 +7,7 @@ registry with their process) and the player has not set it, or one of its capabi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +51,18 @@ class OfferedTools:
         """The third-party tools offered, and the registry's and the policies' versions they are
         for: a tools/list of 5,000 tools, page by page, would otherwise judge every tool each page."""
 
+    def stamp(self) -> Hashable:
+        """A value that changes whenever `all()` may: the registry, the player's decisions or the
+        modules changed, or a maintained integration's plugin came or went. Equal stamps, equal
+        lists: the MCP front builds its tools/list once per stamp, not once per request."""
+        versions = (self._registry.version, self._policies.version)
+        modules = self._modules
+        if modules is None:
+            return versions
+        connected = self._connected()
+        loaded = tuple(m.plugin in connected for m in modules.modules if m.plugin is not None)
+        return (*versions, modules.version, loaded)
+
     def all(self) -> list[OfferedTool]:
         """Core tools first, then the third-party tools that may run now."""
         versions = (self._registry.version, self._policies.version)
@@ -64,11 +76,14 @@ class OfferedTools:
         """XIV MCP's own tools that are offered now: not those of a module turned off, nor a
         maintained integration's while its plugin is not loaded (A5, W7)."""
         modules = self._modules
+        registry = self._registry
+        # a simulator-only tool whose name a plugin took is that plugin's now (the registry says whose)
+        mine = [tool for tool in _CORE if registry.owner_of(tool.definition.name) == HOST_NAME]
         if modules is None:
-            return list(_CORE)
+            return mine
         connected: Collection[str] | None = None
         offered = []
-        for tool in _CORE:
+        for tool in mine:
             module = modules.module_of(tool.definition.name)
             if module is not None:
                 if not modules.is_on(module.id):

@@ -1,0 +1,108 @@
+"""The real host's built-in tools the simulated game does not perform: known, accepted, failed honestly (F1).
+
+The host runs in-process; the assistant's calls go through `Host.call_tool`, a plugin's through
+its own peer on the real bus. A job's state is waited for on the host's job events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gates.contract import BUILTIN_TOOLS, JobInfo, JobState, JobStep, StepState
+from gates.host import Host
+
+from ._system import WAIT, inprocess_host, ok, plugin_peer, refused
+
+pytestmark = pytest.mark.asyncio
+
+
+async def until(host: Host, job_id: str, ready: Callable[[JobInfo], bool]) -> JobInfo:
+    changed = anyio.Event()
+
+    def on_change(job: JobInfo) -> None:
+        if job.id == job_id:
+            changed.set()
+
+    stop = host.on_job_change(on_change)
+    try:
+        with anyio.fail_after(WAIT):
+            while not ready(job := host.jobs.get(job_id)):
+                await changed.wait()
+                changed = anyio.Event()
+        return job
+    finally:
+        stop()
+
+
+async def test_f1_a_job_naming_an_unsimulated_built_in_starts_and_that_step_fails_saying_so(tmp_path: Path) -> None:
+    assert "catch_fish" in BUILTIN_TOOLS
+    async with inprocess_host(tmp_path) as (_, host):
+        steps = [JobStep(id="hi", tool="echo", args={"text": "hi"}), JobStep(id="fish", tool="catch_fish", args={})]
+        job = host.jobs.start("Fish after saying hi", steps, None)
+        job = await until(host, job.id, lambda j: j.state is JobState.PENDING)
+    first, second = job.steps
+    assert (first.state, second.state) == (StepState.DONE, StepState.FAILED)
+    assert second.error == (
+        "XIV MCP's catch_fish is not simulated here: skip the step with update_job, or test the job up to it."
+    )
+
+
+async def test_f1_a_tool_no_host_has_is_still_refused_when_the_job_starts(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (_, host):
+        outcome = await host.call_tool(
+            "start_job", {"name": "Nothing", "steps": [{"tool": "catch_fishes", "args": {}}]}
+        )
+    assert outcome.error is not None and "there is no tool named 'catch_fishes'" in outcome.error
+
+
+async def test_f1_a_plugins_job_may_not_hold_the_built_ins_the_real_host_keeps_from_plugins(tmp_path: Path) -> None:
+    async with (
+        inprocess_host(tmp_path, auto_enable=True) as (endpoint, _),
+        plugin_peer(endpoint, "JobPlugin") as plugin,
+    ):
+        await plugin.register("jobplugin_look", readOnly=True)
+        job = '{"name": "Snap", "steps": [{"tool": "take_screenshot"}, {"tool": "reload_plugin"}]}'
+        error = await refused(plugin.pi, "StartJob", "JobPlugin", job)
+    assert error == "These tools are not available to plugins: reload_plugin, take_screenshot."
+
+
+async def test_f1_search_tools_finds_a_built_in_the_game_does_not_perform_marked_not_simulated(tmp_path: Path) -> None:
+    async with inprocess_host(tmp_path) as (_, host):
+        outcome = await host.call_tool("search_tools", {"query": "catch_fish"})
+        offered = await host.call_tool("search_tools", {"query": "echo"})
+    assert outcome.ok and outcome.result["items"] == [
+        {
+            "name": "catch_fish",
+            "toolset": "core",
+            "description": BUILTIN_TOOLS["catch_fish"].summary,
+            "readOnly": False,
+            "simulated": False,
+        }
+    ]
+    assert offered.ok and [item["name"] for item in offered.result["items"]] == ["echo"]
+    assert "simulated" not in offered.result["items"][0]
+
+
+async def test_f1_a_plugin_may_take_a_simulator_only_name_and_the_assistant_reaches_its_tool(tmp_path: Path) -> None:
+    async with (
+        inprocess_host(tmp_path, auto_enable=True) as (endpoint, host),
+        plugin_peer(endpoint, "EchoPlugin") as plugin,
+    ):
+        plugin.handlers["echo"] = lambda call_id, tool, args: _answer('{"result": "from the plugin"}')
+        reply = await plugin.register("echo", readOnly=True)
+        assert reply["name"] == "echo"
+        offered = [(t.toolset, t.definition.name) for t in host.offered.all() if t.definition.name == "echo"]
+        assert offered == [("EchoPlugin", "echo")]
+        outcome = await host.call_tool("echo", {"text": "hi"})
+        assert outcome.result == "from the plugin"
+        await ok(plugin.pi, "UnregisterAll", "EchoPlugin")
+        outcome = await host.call_tool("echo", {"text": "hi"})
+        assert outcome.result == "hi"  # the simulator's own echo is back
+
+
+async def _answer(reply: str) -> str:
+    return reply

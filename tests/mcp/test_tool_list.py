@@ -1,0 +1,60 @@
+"""tools/list's cache (`gates.mcp._server.ToolList`): built once per change of what is offered,
+and always what the host offers now (A2, A5, W7)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, cast
+
+from gates.contract import ToolDefinition
+from gates.host.policy._modules import MODULES, Modules
+from gates.host.policy._policy import Policies
+from gates.host.policy._registry import ToolRegistry
+from gates.host.tools._core_definitions import CORE_DEFINITIONS
+from gates.host.tools._integrations import AUTODUTY_PLUGIN, INTEGRATION_MODULES
+from gates.host.tools._offer import OfferedTools
+from gates.mcp._server import ToolList
+
+
+class Offering:
+    """What the host's offer depends on, with the MCP front's tool list over it."""
+
+    def __init__(self) -> None:
+        self.registry = ToolRegistry(core=CORE_DEFINITIONS)
+        self.policies = Policies()
+        self.modules = Modules(None, (*MODULES, *INTEGRATION_MODULES))
+        self.connected: set[str] = set()
+        self.offered = OfferedTools(self.registry, self.policies, self.modules, lambda: self.connected)
+        self.tools = ToolList(cast(Any, SimpleNamespace(offered=self.offered)))
+
+    def names(self) -> list[str]:
+        listed = self.tools.tools()
+        assert [t.name for t in listed] == [t.definition.name for t in self.offered.all()]  # never stale
+        return [t.name for t in listed]
+
+
+def test_the_list_is_built_once_until_what_is_offered_changes() -> None:
+    offering = Offering()
+    first = offering.tools.tools()
+    assert offering.tools.tools() is first
+    offering.registry.register("P", ToolDefinition(name="p_look", description="Looks.", read_only=True))
+    assert offering.tools.tools() is not first  # a registration: built again (P is not enabled: not offered)
+    assert "p_look" not in offering.names()
+
+
+def test_the_list_follows_the_player_the_modules_and_the_integrations_plugins() -> None:
+    offering = Offering()
+    offering.registry.register("P", ToolDefinition(name="p_look", description="Looks.", read_only=True))
+    assert "p_look" not in offering.names()
+    offering.policies.enable("P", {"p_look": frozenset()})
+    assert "p_look" in offering.names()
+
+    assert "get_position" in offering.names()
+    offering.modules.set_on("game_data", False)
+    assert "get_position" not in offering.names()
+
+    assert "run_duty" not in offering.names()  # AutoDuty's tools: only while AutoDuty is loaded
+    offering.connected.add(AUTODUTY_PLUGIN)
+    assert "run_duty" in offering.names()
+    offering.connected.discard(AUTODUTY_PLUGIN)
+    assert "run_duty" not in offering.names()
