@@ -38,9 +38,11 @@ from gates.player import (
     ConsentPlugin,
     ControlJob,
     EnablePlugin,
+    Install,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListInstalled,
     ListJobs,
     ListModules,
     ListPlugins,
@@ -53,6 +55,7 @@ from gates.player import (
     SetModule,
     SetToolSetting,
     ShowJob,
+    Uninstall,
     decode_call_event,
 )
 
@@ -247,6 +250,28 @@ _PLAYER_COMMANDS: Final = (
             _arg("tool", help="the tool's name, such as set_map_flag"),
             _arg("setting", choices=["group", "allow", "ask", "deny"]),
         ),
+    ),
+    _PlayerCommand(
+        "installed",
+        "the plugins installed, as Dalamud would list them: on the bus (loaded) or known to the host",
+        lambda a: ListInstalled(),
+    ),
+    _PlayerCommand(
+        "install",
+        "put a plugin on the installed list (not running), or change its display name, version or repo",
+        lambda a: Install(plugin=a.plugin, name=a.name, version=a.version, repo=a.repo),
+        (
+            _arg("plugin", help="its InternalName"),
+            _arg("--name", help="its display name, as players see it"),
+            _arg("--version", help='its version, like "1.2.0" (dependencies check minVersion against it)'),
+            _arg("--repo", help='the https URL of its repo.json, or "official"'),
+        ),
+    ),
+    _PlayerCommand(
+        "uninstall",
+        "take a plugin off the installed list",
+        lambda a: Uninstall(plugin=a.plugin),
+        (_arg("plugin", help="its InternalName"),),
     ),
     _PlayerCommand(
         "advance-clock",

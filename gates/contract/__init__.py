@@ -109,9 +109,11 @@ from ._errors import (
 from ._manifest import (
     MANIFEST_GATE,
     OFFICIAL_REPO,
+    PLUGIN_NAME,
     InstalledInfo,
     ManifestReply,
     PluginManifest,
+    check_manifest,
     decode_manifest,
     is_plugin_repo,
     version_key,
@@ -153,6 +155,8 @@ from ._runtime import (
 )
 
 __all__ = [
+    "PLUGIN_NAME",
+    "check_manifest",
     "InstalledInfo",
     "ManifestReply",
     "MANIFEST_GATE",
