@@ -110,15 +110,21 @@ class Host:
         self.core_tools = CoreTools(
             pi=pi, registry=self.registry, offered=self.offered, reports=self.reports, call=self.call_tool
         )
+        self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         state = HostState(
-            self.registry, self.policies, self.registrations, self.approvals, self.audit, self.changed, self.modules
+            self.registry,
+            self.policies,
+            self.registrations,
+            self.approvals,
+            self.audit,
+            self.changed,
+            self.modules,
+            self.installed,
         )
         self.call_path = CallPath(state, calls=self.calls, core=self.core_tools)
-        self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         self.plugin_requests = PluginRequests(
             state,
             dependencies=self.dependencies,
-            installed=self.installed,
             calls=self.calls,
             auto_enable=config.auto_enable,
             limits=limits,

@@ -40,7 +40,6 @@ from .base._config import HostLimits
 from .calls._plugin_calls import PluginCalls
 from .policy._approvals import ApprovalKind
 from .policy._dependencies import DependencyBook, check_dependencies, parse_dependencies
-from .policy._installed import InstalledPlugins
 from .policy._records import Registration
 from .policy._state import HostState
 
@@ -69,7 +68,6 @@ class PluginRequests:
         state: HostState,
         *,
         dependencies: DependencyBook,
-        installed: InstalledPlugins,
         calls: PluginCalls,
         auto_enable: bool,
         limits: HostLimits | None = None,
@@ -82,7 +80,7 @@ class PluginRequests:
         self._changed = state.changed
         self._dependencies = dependencies
         self._calls = calls
-        self._installed = installed
+        self._installed = state.installed
         self._auto_enable = auto_enable
         self._limits = limits or HostLimits()
 

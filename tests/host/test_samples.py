@@ -147,7 +147,7 @@ async def test_a3_t1_deny_refuses_the_call_before_the_plugin_runs(samples: Sampl
         await d.player.set_modes("MyPlugin", move_character="deny")
         error = await d.player.error("myplugin_follow")
         assert error == (
-            '"Move the character" is blocked for MyPlugin in /xivmcp, so myplugin_follow can\'t run. '
+            '"Move the character" is blocked for My Plugin in /xivmcp, so myplugin_follow can\'t run. '
             "The player can change it there."
         )
         assert (await d.status())["following"] is None  # the handler never ran

@@ -165,7 +165,7 @@ async def test_denied_call_is_an_error_result_with_the_message(
             await xiv.run_cli("mode", "MyPlugin", "myplugin_follow", "default")
     assert result.is_error
     assert text_of(result) == (
-        "myplugin_follow is set to Deny for MyPlugin in /xivmcp, so it can't run. The player can change it there."
+        "myplugin_follow is set to Deny for My Plugin in /xivmcp, so it can't run. The player can change it there."
     )
 
 

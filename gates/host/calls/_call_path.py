@@ -55,6 +55,7 @@ class CallPath:
         self._audit = state.audit
         self._changed = state.changed
         self._modules = state.modules
+        self._installed = state.installed
         self._calls = calls
         self._core = core
         self.acting_refusal: Callable[[str], str | None] = lambda tool: None
@@ -87,7 +88,7 @@ class CallPath:
         if not as_step and not definition.read_only and (busy := self.acting_refusal(name)) is not None:
             return CallOutcome(error=busy)
         args_json = encode_json(arguments or {})
-        decision = self._policies.decide(owner, definition)
+        decision = self._policies.decide(owner, definition, self._installed.display_name(owner))
         if isinstance(decision, Ask):
             decision = await self._ask_player(owner, definition, decision, on_approval)
         if isinstance(decision, Deny):
