@@ -117,12 +117,11 @@ class HostGates:
         return ok_reply(self.requests.get_approval(current_caller(), approval_id))
 
     def complete_call(self, call_id: str | None, result_json: str | None) -> str:
-        self.host.calls.complete(current_caller(), call_id or "", result_json)
-        return ok_reply(CallAccepted(accepted=True))
+        # false when the call had already been completed or failed (G7)
+        return ok_reply(CallAccepted(accepted=self.host.calls.complete(current_caller(), call_id or "", result_json)))
 
     def fail_call(self, call_id: str | None, message: str | None) -> str:
-        self.host.calls.fail(current_caller(), call_id or "", message)
-        return ok_reply(CallAccepted(accepted=True))
+        return ok_reply(CallAccepted(accepted=self.host.calls.fail(current_caller(), call_id or "", message)))
 
     def report_progress(self, call_id: str | None, text: str | None) -> str:
         self.host.calls.progress(current_caller(), call_id or "", text)

@@ -634,17 +634,65 @@ async def test_g7_a_call_ends_once_and_only_its_plugin_ends_it(tmp_path: Path) -
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_slow")
             call_id, _, _ = await plugin.next_invoke()
-            # SPEC: G3 - another peer cannot finish, fail, report on or ask during someone else's call
-            for name, arg in (("CompleteCall", "{}"), ("FailCall", "no"), ("ReportProgress", "x")):
-                assert "belongs to TestPeer; Spoofer can only" in await refused(spoofer, name, call_id, arg)
+            # SPEC: G3, S1 - another peer cannot finish, fail, report on or ask during someone else's
+            # call, and is answered as if there were no such call (the refusal does not say whose it is)
+            for name, arg in (("CompleteCall", "{}"), ("FailCall", "no")):
+                assert await refused(spoofer, name, call_id, arg) == no_pending_call(call_id)
+            assert await refused(spoofer, "ReportProgress", call_id, "x") == f"No pending call '{call_id}'."
             request = '{"capability": "game_ui", "summary": "x"}'
             assert "belongs to TestPeer" in await refused(spoofer, "RequestApproval", call_id, request)
             error = await refused(plugin.pi, "CompleteCall", call_id, "{not json")
-            assert "not valid JSON" in error and "still pending" in error
+            assert error.startswith("resultJson is not valid JSON: ")  # and the call is still pending:
             await ok(plugin.pi, "CompleteCall", call_id, "31")
             assert (await call.outcome())["result"] == 31
-        assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "CompleteCall", call_id, "32")
-        assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "FailCall", call_id, "late")
+        assert await refused(plugin.pi, "CompleteCall", call_id, "32") == no_pending_call(call_id)
+        assert await refused(plugin.pi, "FailCall", call_id, "late") == no_pending_call(call_id)
+
+
+def no_pending_call(call_id: str) -> str:
+    """The real host's refusal of CompleteCall / FailCall for a call it does not wait for."""
+    return f"No pending call '{call_id}' (finished, cancelled or never pending)."
+
+
+async def test_g7_complete_call_answers_accepted_and_only_the_first_end_counts(tmp_path: Path) -> None:
+    # SPEC: G7, F5 - as XivMcp/Api/PluginApi.cs answers: {"accepted": TrySetResult / TrySetException}
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = Player(plugin.pi, tmp_path)
+        for name in ("testpeer_twice", "testpeer_reply_wins", "testpeer_blank", "testpeer_late"):
+            await plugin.register(name, readOnly=True)
+        await player.ok("enable", plugin="TestPeer")
+        answers: list[dict[str, Any]] = []
+
+        async def twice(call_id: str, *_: str) -> str:
+            answers.append(await ok(plugin.pi, "CompleteCall", call_id, '{"first": true}'))
+            answers.append(await ok(plugin.pi, "CompleteCall", call_id, '{"second": true}'))
+            answers.append(await ok(plugin.pi, "FailCall", call_id, "Too late."))
+            return '{"pending": true}'
+
+        async def reply_wins(call_id: str, *_: str) -> str:
+            answers.append(await ok(plugin.pi, "CompleteCall", call_id, '{"from": "CompleteCall"}'))
+            return '{"result": {"from": "Invoke"}}'  # the real host returns what Invoke answered
+
+        async def blank(call_id: str, *_: str) -> str:
+            answers.append(await ok(plugin.pi, "FailCall", call_id, "   "))
+            return '{"pending": true}'
+
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_late")
+            late, _, _ = await plugin.next_invoke()
+            assert await ok(plugin.pi, "FailCall", late, "Bags full.") == {"ok": True, "accepted": True}
+            assert (await call.outcome())["error"] == "Bags full."
+        plugin.handlers.update(testpeer_twice=twice, testpeer_reply_wins=reply_wins, testpeer_blank=blank)
+        assert await player.result("testpeer_twice") == {"first": True}
+        accepted, refused_ = {"ok": True, "accepted": True}, {"ok": True, "accepted": False}
+        assert answers == [accepted, refused_, refused_]
+        assert await player.result("testpeer_reply_wins") == {"from": "Invoke"}
+        assert answers[3] == accepted
+        assert await player.error("testpeer_blank") == "The call failed."
+        # ended and reported: no longer pending, as the real host forgets it once the call returned
+        assert await refused(plugin.pi, "CompleteCall", late, "1") == no_pending_call(late)
+        assert await refused(plugin.pi, "ReportProgress", late, "x") == f"No pending call '{late}'."
+        assert await refused(plugin.pi, "FailCall", "", "x") == no_pending_call("")
 
 
 async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_approval_follows(tmp_path: Path) -> None:
@@ -827,7 +875,7 @@ async def test_b5_call_ids_differ_across_host_processes_and_an_old_id_is_refused
                 for old in ids:  # a late answer for a call of the host before
                     for gate_name, arg in (("CompleteCall", "1"), ("FailCall", "x"), ("ReportProgress", "p")):
                         error = await refused(plugin.pi, gate_name, old, arg)
-                        assert error.startswith(f"No call '{old}': this XIV MCP never started it"), error
+                        assert error.startswith(f"No pending call '{old}'"), error
                 await ok(plugin.pi, "CompleteCall", call_id, '{"done": true}')
                 assert (await call.outcome())["result"] == {"done": True}
             ids.append(call_id)

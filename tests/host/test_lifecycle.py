@@ -167,7 +167,7 @@ async def test_g11_ready_and_disposing_are_broadcast_and_plugins_stop_running_ca
         # The call went with the host: stopped by MyPlugin ("Cancelled.") or by the host closing,
         # or its answer did not get out before the host was gone.
         outcome = await call.outcome()
-        stopped = ("Cancelled.", "XIV MCP is shutting down; the call was stopped.")
+        stopped = ("Cancelled.", "XIV MCP is unloading.")
         assert outcome.get("error") in stopped or "ipcError" in outcome, outcome
 
     async with player_on(system, "TestPeer2") as player:

@@ -106,7 +106,7 @@ class CallPath:
             on_progress=on_progress,
             on_approval=on_approval,
             on_started=on_started,
-            declared=definition.capabilities,
+            definition=definition,
         )
 
     async def _call_core(
