@@ -167,8 +167,21 @@ def test_b5_approval_ids_differ_between_host_processes(clock: ManualClock) -> No
 def test_b5_a_plugin_looks_up_only_its_own_approvals(approvals: Approvals) -> None:
     approval = ask(approvals)
     assert approvals.get_for("MyPlugin", approval.id) is approval
-    with pytest.raises(ApprovalError, match="can only look up the approvals it asked for"):
+    with pytest.raises(ApprovalError, match=r"^No approval 'a1-0f0f0f'\.$"):  # as if unknown (S1)
         approvals.get_for("Other", approval.id)
+
+
+def test_g9_a_decided_approval_is_read_once_by_its_plugin_then_forgotten(approvals: Approvals) -> None:
+    # SPEC: G9, F5 - XivMcp/Api/PluginApi.cs GetApproval removes an approval once it is not pending
+    approval = ask(approvals)
+    assert approvals.get_for("MyPlugin", approval.id).state is ApprovalState.PENDING
+    approvals.answer(approval.id, Answer.DECLINE)
+    assert approvals.get_for("MyPlugin", approval.id).state is ApprovalState.DENIED
+    with pytest.raises(ApprovalError, match=r"^No approval 'a1-0f0f0f'\.$"):
+        approvals.get_for("MyPlugin", approval.id)
+    before = approvals.request(ApprovalKind.BEFORE_CALL, None, "MyPlugin", "t", ("spend_gil",), "Buy", ASK)
+    with pytest.raises(ApprovalError, match="No approval"):  # the player's window before a call: not the plugin's
+        approvals.get_for("MyPlugin", before.id)
 
 
 def test_b7_a_plugin_keeps_at_most_so_many_approvals_waiting(clock: ManualClock) -> None:

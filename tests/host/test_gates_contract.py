@@ -640,13 +640,18 @@ async def test_g7_a_call_ends_once_and_only_its_plugin_ends_it(tmp_path: Path) -
                 assert await refused(spoofer, name, call_id, arg) == no_pending_call(call_id)
             assert await refused(spoofer, "ReportProgress", call_id, "x") == f"No pending call '{call_id}'."
             request = '{"capability": "game_ui", "summary": "x"}'
-            assert "belongs to TestPeer" in await refused(spoofer, "RequestApproval", call_id, request)
+            assert await refused(spoofer, "RequestApproval", call_id, request) == no_running_call(call_id)
             error = await refused(plugin.pi, "CompleteCall", call_id, "{not json")
             assert error.startswith("resultJson is not valid JSON: ")  # and the call is still pending:
             await ok(plugin.pi, "CompleteCall", call_id, "31")
             assert (await call.outcome())["result"] == 31
         assert await refused(plugin.pi, "CompleteCall", call_id, "32") == no_pending_call(call_id)
         assert await refused(plugin.pi, "FailCall", call_id, "late") == no_pending_call(call_id)
+
+
+def no_running_call(call_id: str) -> str:
+    """The real host's refusal of RequestApproval outside a call."""
+    return f"No running call '{call_id}'. Approvals can only be requested during a call."
 
 
 def no_pending_call(call_id: str) -> str:
@@ -736,11 +741,6 @@ async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_ap
             assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "pending"
             await player.ok("advance_clock", seconds=2)
             assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "denied"
-
-            error = await refused(plugin.pi, "RequestApproval", call_id, '{"capability": "spend_gil", "summary": " "}')
-            assert "needs a 'summary'" in error
-            error = await refused(plugin.pi, "RequestApproval", call_id, '{"capability": "spend_gil"}')
-            assert "approval request is not valid" in error
             await ok(plugin.pi, "CompleteCall", call_id, "{}")
             await call.outcome()
         assert host.approvals.pending() == ()
@@ -767,6 +767,62 @@ async def test_g9_asking_for_a_capability_the_tool_did_not_declare_is_denied_and
         assert [e["details"]["kind"] for e in flagged] == ["during_call"]
         entries = (await player.ok("audit", plugin="TestPeer"))["entries"]
         assert [e["details"]["capabilities"] for e in entries if e["flagged"]] == [["spend_gil"]]
+
+
+async def test_g9_get_approval_forgets_a_decided_approval_after_one_read(tmp_path: Path) -> None:
+    # SPEC: G9, F5 - as XivMcp/Api/PluginApi.cs: once not pending, GetApproval removes the approval
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await allowed_tool(plugin, tmp_path, "testpeer_buy", "spend_gil")
+        await player.set_modes("TestPeer", spend_gil="ask")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_buy")
+            await player.answer((await player.approval("testpeer_buy"))["approvalId"], "approve_once")
+            call_id, _, _ = await plugin.next_invoke()
+            request = json.dumps({"capability": "spend_gil", "summary": "Buy 3 potions for 1,200 gil"})
+            approval_id = (await ok(plugin.pi, "RequestApproval", call_id, request))["approvalId"]
+            pending = {"ok": True, "approvalId": approval_id, "state": "pending"}
+            assert await ok(plugin.pi, "GetApproval", approval_id) == pending  # pending: read as often as needed
+            assert await ok(plugin.pi, "GetApproval", approval_id) == pending
+            await player.answer(approval_id, "approve_once")
+            approved = {"ok": True, "approvalId": approval_id, "state": "approved"}
+            assert await ok(plugin.pi, "GetApproval", approval_id) == approved
+            assert await refused(plugin.pi, "GetApproval", approval_id) == f"No approval '{approval_id}'."
+            assert await refused(plugin.pi, "GetApproval", None) == "No approval ''."
+            await ok(plugin.pi, "CompleteCall", call_id, "1")
+            await call.outcome()
+
+
+async def test_g9_request_approval_refuses_in_the_real_hosts_words_and_cuts_the_summary_at_200(
+    tmp_path: Path,
+) -> None:
+    # SPEC: G9, F5 - the messages of XivMcp/Api/PluginApi.cs RequestApproval
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await allowed_tool(plugin, tmp_path, "testpeer_buy", "spend_gil")
+        request = '{"capability": "spend_gil", "summary": "x"}'
+        assert await refused(plugin.pi, "RequestApproval", "c9", request) == no_running_call("c9")
+        assert await refused(plugin.pi, "RequestApproval", None, request) == no_running_call("")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_buy")
+            call_id, _, _ = await plugin.next_invoke()
+
+            async def error(document: str | None) -> str:
+                return await refused(plugin.pi, "RequestApproval", call_id, document)
+
+            assert (await error("{")).startswith("Invalid JSON: ")
+            assert await error("[1]") == "The request must be a JSON object { capability, summary }."
+            assert await error('{"summary": "Buy"}') == "The request needs 'capability'."
+            summary = "The request needs a 'summary' the player can decide on, e.g. \"Buy 3 potions for 1,200 gil\"."
+            assert await error('{"capability": "spend_gil"}') == summary
+            assert await error('{"capability": "spend_gil", "summary": "  "}') == summary
+            await plugin.pi.get_ipc_subscriber("XivMcp.UnregisterTool").invoke_func("TestPeer", "testpeer_buy")
+            long = " Buy " + "x" * 300  # kept as sent, cut at 200 characters; the tool's call goes on
+            document = json.dumps({"capability": "spend_gil", "summary": long})
+            assert (await ok(plugin.pi, "RequestApproval", call_id, document))["state"] == "approved"
+            await ok(plugin.pi, "CompleteCall", call_id, "1")
+            await call.outcome()
+        [line] = [e for e in read_audit(tmp_path) if e["kind"] == "approval" and e["details"]["kind"] == "during_call"]
+        assert line["details"]["summary"] == long[:200]
+        assert host.approvals.pending() == ()
 
 
 # --------------------------------------------------------------------------- the player's gate
@@ -895,12 +951,10 @@ async def test_b5_get_approval_answers_only_the_plugin_it_belongs_to(tmp_path: P
             call_id, _, _ = await plugin.next_invoke()
             request = json.dumps({"capability": "spend_gil", "summary": "Buy for 10 gil"})
             approval_id = (await ok(plugin.pi, "RequestApproval", call_id, request))["approvalId"]
+            # as if there were no such approval: the refusal does not say whose it is (S1)
+            assert await refused(other, "GetApproval", approval_id) == f"No approval '{approval_id}'."
             assert (await ok(plugin.pi, "GetApproval", approval_id))["state"] == "approved"
-            error = await refused(other, "GetApproval", approval_id)
-            assert error.startswith(f"No approval '{approval_id}' of Other: a plugin can only look up")
-            assert (await refused(plugin.pi, "GetApproval", "a1-ffffff")).startswith(
-                "No approval 'a1-ffffff': this XIV MCP never asked it"
-            )
+            assert await refused(plugin.pi, "GetApproval", "a1-ffffff") == "No approval 'a1-ffffff'."
             await ok(plugin.pi, "CompleteCall", call_id, "1")
             await call.outcome()
 

@@ -297,8 +297,8 @@ async def test_g7_an_invoke_reply_that_is_not_a_json_string_fails_the_call_with_
         assert await player.error("odd_tool") == (
             "The Odd plugin is not loaded (no Odd.XivMcp.Invoke gate); try again later."
         )
-        assert "There is no running call" in await refused(
-            pi, "RequestApproval", "c1", '{"capability": "game_ui", "summary": "x"}'
+        assert await refused(pi, "RequestApproval", "c1", '{"capability": "game_ui", "summary": "x"}') == (
+            "No running call 'c1'. Approvals can only be requested during a call."
         )
 
 

@@ -90,7 +90,7 @@ class _Call:
     id: str
     owner: str
     tool: str
-    definition: ToolDefinition | None
+    definition: ToolDefinition
     """What the tool declared when the call began: its approvals are judged on it, even if the
     plugin unregisters the tool meanwhile (the real host keeps the tool with the pending call)."""
     on_progress: Callable[[str], None] | None
@@ -119,7 +119,7 @@ class _Call:
 
     @property
     def declared(self) -> tuple[str, ...]:
-        return () if self.definition is None else tuple(self.definition.capabilities)
+        return tuple(self.definition.capabilities)
 
     def finish(self, outcome: CallOutcome) -> bool:
         if self.outcome is not None:
@@ -169,10 +169,6 @@ class PluginCalls:
         call = self._calls.get(call_id)
         return None if call is None else call.owner
 
-    def tool_of(self, call_id: str) -> str | None:
-        call = self._calls.get(call_id)
-        return None if call is None else call.tool
-
     def definition_of(self, call_id: str) -> ToolDefinition | None:
         """The definition the call's tool had when the call began."""
         call = self._calls.get(call_id)
@@ -185,15 +181,15 @@ class PluginCalls:
     async def invoke(
         self,
         owner: str,
-        tool: str,
+        definition: ToolDefinition,
         args_json: str,
         *,
         on_progress: Callable[[str], None] | None = None,
         on_approval: Callable[[Approval], None] | None = None,
         on_started: Callable[[str], None] | None = None,
-        definition: ToolDefinition | None = None,
     ) -> CallOutcome:
-        """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background.
+        """Run the tool `definition` describes in its plugin `owner`. Cancelling this sends Cancel
+        and keeps waiting in the background.
 
         `on_started` gets the call's id at once: a job uses it to `cancel` the call, then awaits
         this to its end (the plugin's answer to the Cancel, or the two minutes after it).
@@ -206,9 +202,8 @@ class PluginCalls:
         its outcome).
         """
         mark = await self._effects.begin() if self._effects is not None else None
-        call = _Call(
-            self._ids.next(), owner, tool, definition, on_progress, on_approval, self._clock.now() + self._pickup
-        )
+        pickup = self._clock.now() + self._pickup
+        call = _Call(self._ids.next(), owner, definition.name, definition, on_progress, on_approval, pickup)
         call.mark, call.started = mark, self._clock.now()
         self._calls[call.id] = call
         if on_started is not None:
