@@ -36,6 +36,7 @@ from gates.contract import (
 from ._plugin_documents import parse_approval_request
 from .base._audit import AuditKind
 from .base._config import HostLimits
+from .base._display import display_name
 from .calls._plugin_calls import PluginCalls
 from .policy._approvals import ApprovalKind
 from .policy._dependencies import DependencyBook, PluginWorld, check_dependencies, parse_dependencies
@@ -210,6 +211,23 @@ class PluginRequests:
         if approval.state is ApprovalState.PENDING:
             self._calls.approval_asked(call_id, approval)
         return approval.reply()
+
+    def check_can_start_jobs(self, owner: str) -> None:
+        """`StartJob` only for a plugin the player enabled, not suspended and not awaiting consent,
+        refused in the real host's words (`XivMcp/Api/PluginApi.cs`)."""
+        record = self._policies.record(owner)
+        if record.enabled and not record.suspended and not record.awaiting_consent:
+            return
+        if record.suspended:
+            why = " (it is suspended)."
+        elif record.awaiting_consent:
+            why = " (its registration changed and waits for the player's consent)."
+        else:
+            why = "."
+        raise RefusedError(
+            f"{display_name(owner)} can't start jobs: the player has not enabled it in /xivmcp → Third-party plugins"
+            + why
+        )
 
     def get_approval(self, caller: str, approval_id: str | None) -> ApprovalReply:
         return self._approvals.get_for(caller, approval_id or "").reply()
