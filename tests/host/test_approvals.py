@@ -200,6 +200,13 @@ def test_g9_a_request_needs_a_summary_and_long_ones_are_cut(approvals: Approvals
     with pytest.raises(ApprovalError, match="needs a 'summary'"):
         ask(approvals, "   ")
     assert len(ask(approvals, "x" * 500).summary) == 200
+    assert ask(approvals, " Buy ").summary == " Buy "  # kept as sent, as the real host keeps it
+
+
+def test_f5_a_summary_is_cut_at_200_characters_not_at_200_utf16_code_units(approvals: Approvals) -> None:
+    # SPEC: F5 - kept: the real host cuts at 200 UTF-16 code units (an emoji is two there, and a cut may
+    # split one); Python counts characters, so a summary of emoji keeps 200 of them here, not 100
+    assert ask(approvals, "\U0001f4b0" * 300).summary == "\U0001f4b0" * 200
 
 
 def test_a3_the_approval_window_is_announced_only_for_pending_approvals(approvals: Approvals) -> None:

@@ -809,6 +809,8 @@ async def test_g9_request_approval_refuses_in_the_real_hosts_words_and_cuts_the_
             assert (await error("{")).startswith("Invalid JSON: ")
             assert await error("[1]") == "The request must be a JSON object { capability, summary }."
             assert await error('{"summary": "Buy"}') == "The request needs 'capability'."
+            # kept: not a string is refused as missing (the real host answers .NET's conversion error)
+            assert await error('{"capability": 7, "summary": "Buy"}') == "The request needs 'capability'."
             summary = "The request needs a 'summary' the player can decide on, e.g. \"Buy 3 potions for 1,200 gil\"."
             assert await error('{"capability": "spend_gil"}') == summary
             assert await error('{"capability": "spend_gil", "summary": "  "}') == summary

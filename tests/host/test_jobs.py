@@ -249,6 +249,12 @@ async def test_g10_start_job_only_while_the_player_lets_the_plugin_run_refused_i
         await player.ok("enable", plugin="TestPeer")
         job = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
         assert job["name"] == "look (TestPeer)"
+        # kept (B7): the name is kept to 200 characters, cut in the plugin's part; steps that are not
+        # objects are skipped, as the real host skips them
+        long = json.dumps({"name": "n" * 300, "steps": [7, {"tool": "testpeer_look", "args": [1]}]})
+        job = (await ok(plugin.pi, "StartJob", "TestPeer", long))["job"]
+        assert job["name"] == "n" * 189 + " (TestPeer)" and len(job["name"]) == 200
+        assert [(step["tool"], step["args"]) for step in job["steps"]] == [("testpeer_look", {})]
 
         async def start(job_json: str | None) -> str:
             return await refused(plugin.pi, "StartJob", "TestPeer", job_json)
@@ -256,6 +262,8 @@ async def test_g10_start_job_only_while_the_player_lets_the_plugin_run_refused_i
         assert (await start("{")).startswith("Invalid JSON: ")
         assert await start("[]") == "The job must be a JSON object { name, steps }."
         assert await start('{"steps": [{"tool": "echo"}]}') == "The job needs a 'name'."
+        # kept: not a string is refused as missing (the real host answers .NET's conversion error)
+        assert await start('{"name": 7, "steps": [{"tool": "echo"}]}') == "The job needs a 'name'."
         assert await start('{"name": "x", "steps": []}') == "'steps' must be a non-empty array."
         assert await start('{"name": "x", "steps": {"tool": "echo"}}') == "'steps' must be a non-empty array."
         assert await start('{"name": "x", "steps": [{"args": {}}]}') == "Each step needs 'tool'."
