@@ -54,10 +54,7 @@ MAX_JOBS: Final = 10_000
 """Jobs kept at once (B7): past it, the oldest finished ones go first; then starting is refused."""
 RELOADED: Final = "Paused because the plugin was reloaded; resume_job to continue."
 PROGRESS_LIMIT: Final = 300
-NAME_LIMIT: Final = 200
-"""Characters of a job's name that are kept (B7)."""
-PAUSED: Final = "Paused."
-CANCELLED: Final = "Cancelled."
+NAME_LIMIT: Final = 200  # characters of a job's name that are kept (B7)
 
 
 @dataclass(slots=True)
@@ -67,9 +64,8 @@ class _RunningStep:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     call_id: str | None = None
     stop: JobState | None = None
-    """Why it is being stopped: PAUSED or CANCELLED."""
     reason: str = ""
-    """The job's message once stopped ("Paused.", "Paused by a plugin.", "Cancelled.")."""
+    """Why it is being stopped (PAUSED or CANCELLED), and the job's message then ("Paused by a plugin.")."""
 
 
 class Jobs:
@@ -150,11 +146,9 @@ class Jobs:
 
     def find(self, ref: str) -> JobInfo | None:
         """A job by id or by name (the newest of that name), or None."""
-        job = self._jobs.get(ref)
-        if job is None:
-            named = [j for j in self._jobs.values() if j.name == ref]
-            job = named[-1] if named else None
-        return job
+        if (job := self._jobs.get(ref)) is not None:
+            return job
+        return next((j for j in reversed(self._jobs.values()) if j.name == ref), None)
 
     def get(self, ref: str, owner: str | None = None, *, mine_only: bool = False) -> JobInfo:
         """A job by id or by name (the newest of that name); a plugin (`mine_only`) sees only its own."""
@@ -176,9 +170,8 @@ class Jobs:
         ]
         return jobs if newest is None else jobs[::-1][:newest]
 
-    def pause(self, job: JobInfo, reason: str = PAUSED) -> str:
-        """Pause the job; `reason` becomes its message ("Paused by a plugin." when a plugin paused it,
-        as the real host words it)."""
+    def pause(self, job: JobInfo, reason: str = "Paused.") -> str:
+        """Pause the job; `reason` is its message then (a plugin's pause: "Paused by a plugin.")."""
         if job.state in FINISHED:
             raise RefusedError(f"Job {job.id} has finished ({job.state.value}); there is nothing to pause.")
         if job.state in (JobState.PAUSED, JobState.PENDING):
@@ -188,7 +181,7 @@ class Jobs:
     def cancel(self, job: JobInfo) -> str:
         if job.state in FINISHED:
             raise RefusedError(f"Job {job.id} has finished ({job.state.value}); there is nothing to cancel.")
-        return self._stop(job, JobState.CANCELLED, CANCELLED)
+        return self._stop(job, JobState.CANCELLED, "Cancelled.")
 
     def resume(self, job: JobInfo) -> str:
         if job.state in FINISHED:
