@@ -104,13 +104,19 @@ class Host:
         self.offered = OfferedTools(self.registry, self.policies, self.modules, lambda: pi.peers)
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[str | None] = Listeners("host change")
+        self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         self.calls = PluginCalls(
-            pi, task_group, self.clock, on_finished=self._call_finished, tag=tag, effects=EffectWatch(pi)
+            pi,
+            task_group,
+            self.clock,
+            on_finished=self._call_finished,
+            tag=tag,
+            effects=EffectWatch(pi),
+            display_name=self.installed.display_name,
         )
         self.core_tools = CoreTools(
             pi=pi, registry=self.registry, offered=self.offered, reports=self.reports, call=self.call_tool
         )
-        self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         state = HostState(
             self.registry,
             self.policies,

@@ -169,7 +169,7 @@ async def test_g11_ready_and_disposing_are_broadcast_and_plugins_stop_running_ca
         # The call went with the host: stopped by MyPlugin ("Cancelled.") or by the host closing,
         # or its answer did not get out before the host was gone.
         await call.ended()
-        stopped = ("Cancelled.", "XIV MCP is shutting down; the call was stopped.")
+        stopped = ("Cancelled.", "XIV MCP is unloading.")
         assert call.lost is not None or (call.reply is not None and call.reply.error in stopped), call.reply
 
     async with player_on(system, "TestPeer2") as (player, pi):
@@ -197,7 +197,7 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
         await myplugin.expect("MyPlugin: farming (")
         myplugin.kill()  # kill -9 mid-call
         outcome = await call.outcome()
-        assert outcome.error == "The MyPlugin plugin was unloaded during the call."
+        assert outcome.error == "The My Plugin plugin was unloaded during the call."
 
         card = await player.plugin("MyPlugin")
         assert (card.connected, card.tools, card.state) == (False, [], "enabled")
@@ -208,7 +208,7 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
             "(`xivmcp plugins` shows who is connected)."
         )
         calls = [e for e in read_audit(system.data_dir) if e["kind"] == "call" and e.get("tool") == "myplugin_farm"]
-        assert calls[-1]["details"]["error"] == "The MyPlugin plugin was unloaded during the call."
+        assert calls[-1]["details"]["error"] == "The My Plugin plugin was unloaded during the call."
 
         myplugin = system.start_plugin("plugins_sample.myplugin")
         await myplugin.expect("MyPlugin: registered myplugin_restock (enabled)")

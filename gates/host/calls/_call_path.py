@@ -102,12 +102,11 @@ class CallPath:
             return CallOutcome(error=decision.message)
         return await self._calls.invoke(
             owner,
-            name,
+            definition,
             args_json,
             on_progress=on_progress,
             on_approval=on_approval,
             on_started=on_started,
-            declared=definition.capabilities,
         )
 
     async def _call_core(
