@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from gates.contract import Answer, DocumentDecoder, Wire
+from gates.contract import PLAYER_KEY_FILE, Answer, DocumentDecoder, Wire
 
 __all__ = [
     "PLAYER_GATE",
@@ -42,7 +42,6 @@ PLAYER_GATE: Final = "XivMcp.Player"
 """`Player(authJson, commandJson)`: one command, with the proof of the key (see `_auth.py`)."""
 PLAYER_HELLO_GATE: Final = "XivMcp.PlayerHello"
 """`PlayerHello(clientNonce)`: the host proves it knows the key and hands out a nonce."""
-PLAYER_KEY_FILE: Final = "player.key"
 
 
 class _Command(Wire, kw_only=True, tag_field="cmd", forbid_unknown_fields=True):
