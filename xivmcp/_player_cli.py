@@ -170,7 +170,7 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
                 else:
                     reply = await player.command(command["cmd"], **fields)
                 if command["cmd"] == "advance_clock" and reply.get("ok"):
-                    reply["game"] = await _advance_game_clock(pi, fields["seconds"])
+                    reply["game"] = await _advance_game_clock(pi, data_dir, fields["seconds"])
             except NotYourHostError as exc:
                 print_err(str(exc))
                 return 2
@@ -196,9 +196,9 @@ def _job_command(args: argparse.Namespace) -> int:
     return _send(args, {"cmd": "job_control", "id": args.id, "action": args.first})
 
 
-async def _advance_game_clock(pi: PluginInterface, seconds: float) -> str:
+async def _advance_game_clock(pi: PluginInterface, data_dir: Path, seconds: float) -> str:
     """One clock for the whole system under test: the game's test clock moves with the host's."""
-    game = GameClient(pi)
+    game = GameClient.as_player(pi, data_dir)  # Game.AdvanceClock answers only the player key (F4)
     if not game.available:
         return "no game on the bus"
     try:

@@ -65,7 +65,7 @@ class Player:
     @classmethod
     def over(cls, pi: PluginInterface, data_dir: Path, *, within: float = WAIT) -> Player:
         """The player over your own bus connection `pi`, with the key of the host's `data_dir`."""
-        return cls(PlayerClient.for_data_dir(pi, data_dir), GameClient(pi), within=within)
+        return cls(PlayerClient.for_data_dir(pi, data_dir), GameClient.as_player(pi, data_dir), within=within)
 
     async def _send(self, cmd: str, *, answer_within: float | None = None, **fields: Any) -> dict[str, Any]:
         """One command with its `fields` (which may have any name but `answer_within`, the bound)."""
