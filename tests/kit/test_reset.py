@@ -43,7 +43,7 @@ def real_clock_system(tmp_path: Path) -> Iterator[XivMcpSystem]:
 @asynccontextmanager
 async def peer(system: XivMcpSystem) -> AsyncIterator[tuple[broker.PluginInterface, Player, GameClient]]:
     async with broker.connect(system.endpoint, "ResetTest") as pi:
-        yield pi, Player.over(pi, system.data_dir), GameClient(pi)
+        yield pi, Player.over(pi, system.data_dir), GameClient.as_player(pi, system.data_dir)
 
 
 async def test_a_host_and_a_game_on_the_real_clock_refuse_to_be_reset(real_clock_system: XivMcpSystem) -> None:
