@@ -27,7 +27,7 @@ import anyio
 import broker
 from game import GameClient, GameGate
 from gates.contract import PLAYER_KEY_FILE, ProofPurpose, canonical_json, new_nonce, tagged_mac
-from gates.testing import XivMcpSystem
+from gates.testing import XivMcpSystem, xivmcp_argv
 
 __all__ = [
     "ROOT",
@@ -99,7 +99,8 @@ async def proven(pi: broker.PluginInterface, data_dir: Path, gate: str, argument
     return json.dumps({**arguments, "proof": {"nonce": hello["nonce"], "mac": mac}})
 
 
-def run_cli(system: XivMcpSystem, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `xivmcp ARGS --bus ENDPOINT --data-dir DIR` (as the player: the system's key) to its end
-    (killed if it outlives the timeout), output captured."""
-    return subprocess.run(system.cli(*args), cwd=ROOT, capture_output=True, text=True, timeout=WAIT * 3, check=False)
+def run_cli(system: XivMcpSystem, *args: str, data_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `xivmcp ARGS --bus ENDPOINT --data-dir DIR` (as the player: the system's key, or that of
+    `data_dir`) to its end (killed if it outlives the timeout), output captured."""
+    argv = xivmcp_argv(*args, "--bus", system.endpoint, "--data-dir", str(data_dir or system.data_dir))
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=WAIT * 3, check=False)
