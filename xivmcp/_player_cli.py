@@ -325,7 +325,7 @@ def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Com
                     command = msgspec.structs.replace(command, notify=_tell_the_player(pi))
                 reply = await player.send(command)
                 if isinstance(command, AdvanceClock):
-                    extra["game"] = await _advance_game_clock(pi, command.seconds)
+                    extra["game"] = await _advance_game_clock(pi, data_dir, command.seconds)
             except NotYourHostError as exc:
                 print_err(str(exc))
                 return 2
@@ -344,9 +344,9 @@ def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Com
     return run_async(run, verbose=args.verbose)
 
 
-async def _advance_game_clock(pi: PluginInterface, seconds: float) -> str:
+async def _advance_game_clock(pi: PluginInterface, data_dir: Path, seconds: float) -> str:
     """One clock for the whole system under test: the game's test clock moves with the host's."""
-    game = GameClient(pi)
+    game = GameClient.as_player(pi, data_dir)  # Game.AdvanceClock answers only the player key (F4)
     if not game.available:
         return "no game on the bus"
     try:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Final, Generic, TypeVar, get_args
 
 import msgspec
 
-from gates.contract import Answer, DocumentDecoder, JobReply, Wire
+from gates.contract import PLAYER_KEY_FILE, Answer, DocumentDecoder, JobReply, Wire
 
 from ._cards import InstalledReport, ModulesReport, PluginsReport
 from ._replies import (
@@ -69,7 +69,6 @@ PLAYER_GATE: Final = "XivMcp.Player"
 """`Player(authJson, commandJson)`: one command, with the proof of the key (see `_auth.py`)."""
 PLAYER_HELLO_GATE: Final = "XivMcp.PlayerHello"
 """`PlayerHello(clientNonce)`: the host proves it knows the key and hands out a nonce."""
-PLAYER_KEY_FILE: Final = "player.key"
 JOB_ACTIONS: Final = ("pause", "resume", "cancel")
 """What `ControlJob` (`xivmcp job ACTION ID`) does to a job."""
 

@@ -111,7 +111,7 @@ class Player:
     @classmethod
     def over(cls, pi: PluginInterface, data_dir: Path, *, within: float = WAIT) -> Player:
         """The player over your own bus connection `pi`, with the key of the host's `data_dir`."""
-        return cls(PlayerClient.for_data_dir(pi, data_dir), GameClient(pi), within=within)
+        return cls(PlayerClient.for_data_dir(pi, data_dir), GameClient.as_player(pi, data_dir), within=within)
 
     async def _send(self, command: Command[R], *, answer_within: float | None = None) -> R:
         """One command, bounded by `answer_within` seconds (default: `within`)."""

@@ -876,7 +876,9 @@ async def test_b8_player_gate_refuses_anything_but_a_fresh_proof_of_the_key(tmp_
         good = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], enable)})
         wrong_command = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], "{}")})
         made_up = json.dumps({"nonce": "0" * 32, "mac": player_mac(key, "0" * 32, enable)})
-        for auth in (key, "", None, "{}", made_up, wrong_command, good):  # the last: its nonce is used up
+        other = json.loads(await pi.get_ipc_subscriber("XivMcp.PlayerHello").invoke_func("n2"))
+        not_ascii = json.dumps({"nonce": other["nonce"], "mac": "\u00e9"})
+        for auth in (key, "", None, "{}", made_up, not_ascii, wrong_command, good):  # the last: its nonce is used up
             reply = json.loads(await player.invoke_func(auth, enable))
             assert reply["ok"] is False and reply["error"].startswith(ONLY_THE_PLAYER), (auth, reply)
             assert key not in reply["error"]
