@@ -98,26 +98,26 @@ class HostGates:
     # --- tools, permissions and dependencies: the caller acts as the owner it names -------
 
     def register_tool(self, o: str | None, definition_json: str | None) -> str:
-        return ok_reply(self.requests.register_tool(_owner(o), definition_json))
+        return ok_reply(self.requests.register_tool(self._owner(o), definition_json))
 
     def unregister_tool(self, o: str | None, name: str | None) -> str:
-        return ok_reply(UnregisterReply(removed=self.requests.unregister_tool(_owner(o), name)))
+        return ok_reply(UnregisterReply(removed=self.requests.unregister_tool(self._owner(o), name)))
 
     def unregister_all(self, o: str | None) -> str:
-        return ok_reply(UnregisterAllReply(removed=self.requests.unregister_all(_owner(o))))
+        return ok_reply(UnregisterAllReply(removed=self.requests.unregister_all(self._owner(o))))
 
     def get_status(self, o: str | None) -> str:
-        return ok_reply(self.requests.status(_owner(o)))
+        return ok_reply(self.requests.status(self._owner(o)))
 
     def declare_dependencies(self, o: str | None, json_text: str | None) -> str:
-        return ok_reply(self.requests.declare_dependencies(_owner(o), json_text))
+        return ok_reply(self.requests.declare_dependencies(self._owner(o), json_text))
 
     def check_permission(self, o: str | None, capability: str | None) -> str:
-        return ok_reply(self.requests.check_permission(_owner(o), capability))
+        return ok_reply(self.requests.check_permission(self._owner(o), capability))
 
     def declare_manifest(self, o: str | None, manifest_json: str | None) -> str:
         """This simulator's own gate (the real host asks Dalamud): what the plugin is, F2."""
-        return ok_reply(self.requests.declare_manifest(_owner(o), manifest_json))
+        return ok_reply(self.requests.declare_manifest(self._owner(o), manifest_json))
 
     # --- approvals and calls: the caller's own, by id ---------------------------------------
 
@@ -144,7 +144,7 @@ class HostGates:
     # answer {"ok": true} alone; a plugin pauses a job "Paused by a plugin.".
 
     async def start_job(self, o: str | None, job_json: str | None) -> str:
-        owner = _owner(o)
+        owner = self._owner(o)
         self.requests.check_can_start_jobs(owner)
         document = parse_plugin_job(job_json)
         suffix = f" ({self.host.installed.display_name(owner)})"
@@ -182,10 +182,9 @@ class HostGates:
             raise RefusedError(f"No job {quote(job_id or '')} of yours.")
         return job
 
-
-def _owner(value: str | None) -> str:
-    """G3: the `owner` a gate names, once it is known to be the caller's own InternalName."""
-    return check_owner(value, current_caller())
+    def _owner(self, value: str | None) -> str:
+        """G3: the `owner` a gate names, once it is known to be the caller's own InternalName."""
+        return check_owner(value, current_caller(), self.host.installed.find)
 
 
 def provide_gates(pi: PluginInterface, host: Host, desk: PlayerDesk) -> None:

@@ -9,6 +9,8 @@ raises `RefusedError` with the message the plugin reads; `_gate_handlers.py` tur
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gates.contract import (
     CAPABILITY_IDS,
     HOST_NAME,
@@ -40,24 +42,33 @@ from .base._config import HostLimits
 from .calls._plugin_calls import PluginCalls
 from .policy._approvals import ApprovalKind
 from .policy._dependencies import DependencyBook, check_dependencies, parse_dependencies
+from .policy._installed import InstalledPlugin
 from .policy._records import Registration
 from .policy._state import HostState
 
 __all__ = ["PluginRequests", "check_owner"]
 
 
-def check_owner(owner: str | None, caller: str) -> str:
-    """G3: `owner` must be the calling process's InternalName, as the bus reports it."""
-    if not owner:
-        raise RefusedError("'owner' is required: pass your plugin's InternalName.")
-    if owner != caller:
+def check_owner(owner: str | None, caller: str, installed: Callable[[str], InstalledPlugin | None]) -> str:
+    """G3: `owner` must name the calling process, checked and worded as the real host's
+    `PluginOwners.Validate`; returns the installed spelling (names compare case-insensitively).
+
+    The real host finds the caller on the call stack; here the bus says which process sent the call."""
+    if not owner or not owner.strip():
+        raise RefusedError("Pass your plugin's internal name as the owner.")
+    if owner.casefold() == HOST_NAME.casefold():
+        raise RefusedError(f"'{HOST_NAME}' can't be an owner.")
+    found = installed(owner)
+    if found is None:
         raise RefusedError(
-            f"{quote(owner)} is not your InternalName: this call comes from '{caller}'. "
-            "A plugin can only act as itself; pass your own InternalName as owner."
+            f"No installed plugin has the internal name {quote(owner)}. "
+            "Pass your plugin's InternalName (IDalamudPluginInterface.InternalName)."
         )
-    if owner == HOST_NAME:
-        raise RefusedError(f"'{HOST_NAME}' is XIV MCP itself; plugins register under their own InternalName.")
-    return owner
+    if found.internal_name.casefold() != caller.casefold():
+        raise RefusedError(
+            f"This call comes from {caller}, not from {found.internal_name}: a plugin can only act as itself."
+        )
+    return caller
 
 
 class PluginRequests:

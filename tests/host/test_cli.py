@@ -121,7 +121,7 @@ async def test_cli_mode_call_and_audit(system: XivMcpSystem, raw: Process) -> No
     reply = json.loads(await cli(system.cli("call", "rawplugin_echo", "{}", "--json")))
     assert reply == {"ok": True, "result": {"echo": {}}}
     error = await cli(system.cli("call", "rawplugin_slow", '{"seconds": "x"}'), expect_code=1)
-    assert error.strip() == "ValueError: could not convert string to float: 'x'"
+    assert error.strip() == "RawPlugin failed: ValueError: could not convert string to float: 'x'"
     assert "ARGS_JSON is not JSON" in await cli(system.cli("call", "rawplugin_echo", "{"), expect_code=1)
     await cli(system.cli("mode", "RawPlugin", "rawplugin_slow", "deny"))
     assert "set to Deny for RawPlugin" in await cli(system.cli("call", "rawplugin_slow"), expect_code=1)

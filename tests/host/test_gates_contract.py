@@ -303,14 +303,28 @@ async def test_g3_a_peer_cannot_act_as_another_owner(tmp_path: Path) -> None:
             ("CheckPermission", ("MyPlugin", "game_ui")),
         ):
             error = await refused(pi, name, *args)
-            assert error.startswith("'MyPlugin' is not your InternalName: this call comes from 'Spoofer'."), error
+            assert error == "This call comes from Spoofer, not from MyPlugin: a plugin can only act as itself.", error
         assert [t.name for t in host.registry.tools_of("MyPlugin")] == ["myplugin_status"]
 
 
 async def test_g3_no_plugin_registers_as_xivmcp_itself(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
         error = await refused(pi, "RegisterTool", "XivMcp", tool("testpeer_a", readOnly=True))
-        assert "not your InternalName" in error
+        assert error == "'XivMcp' can't be an owner."
+
+
+async def test_g3_f2_owners_are_checked_and_worded_as_the_real_hosts_plugin_owners(tmp_path: Path) -> None:
+    # SPEC: G3, F2 - XivMcp.Core/Api/PluginOwners.cs Validate, in its order; names compare case-insensitively
+    async with inprocess_host(tmp_path) as (endpoint, host), broker.connect(endpoint, "TestPeer") as pi:
+        definition = tool("testpeer_a", readOnly=True)
+        assert await refused(pi, "RegisterTool", " ", definition) == "Pass your plugin's internal name as the owner."
+        assert await refused(pi, "RegisterTool", "xivmcp", definition) == "'XivMcp' can't be an owner."
+        assert await refused(pi, "RegisterTool", "Nobody", definition) == (
+            "No installed plugin has the internal name 'Nobody'. "
+            "Pass your plugin's InternalName (IDalamudPluginInterface.InternalName)."
+        )
+        await ok(pi, "RegisterTool", "testpeer", definition)  # another case of its own name: its own
+        assert [t.name for t in host.registry.tools_of("TestPeer")] == ["testpeer_a"]
 
 
 # --------------------------------------------------------------------------- G4: tool definitions

@@ -296,9 +296,7 @@ async def test_g7_an_invoke_reply_that_is_not_a_json_string_fails_the_call_with_
         provider.unregister_func()
         with anyio.fail_after(WAIT):
             await pi.wait_until(lambda: not pi.get_ipc_subscriber("Odd.XivMcp.Invoke").has_function())
-        assert await player.error("odd_tool") == (
-            "The Odd plugin is not loaded (no Odd.XivMcp.Invoke gate); try again later."
-        )
+        assert await player.error("odd_tool") == "Odd registered 'odd_tool' but doesn't provide Odd.XivMcp.Invoke."
         assert await refused(pi, "RequestApproval", "c1", '{"capability": "game_ui", "summary": "x"}') == (
             "No running call 'c1'. Approvals can only be requested during a call."
         )

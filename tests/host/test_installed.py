@@ -62,7 +62,11 @@ async def test_f2_a_manifest_is_the_callers_own_and_is_checked(tmp_path: Path) -
         gate = mine.pi.get_ipc_subscriber(MANIFEST_GATE)
         other = json.loads(await gate.invoke_func("Theirs", "{}"))
         bad = json.loads(await gate.invoke_func("Mine", '{"version": "new"}'))
-    assert other["ok"] is False and "Mine" in other["error"] and "Theirs" in other["error"]
+    assert other == {
+        "ok": False,
+        "error": "No installed plugin has the internal name 'Theirs'. "
+        "Pass your plugin's InternalName (IDalamudPluginInterface.InternalName).",
+    }
     assert bad == {"ok": False, "error": "The manifest's 'version' must be like \"1.2.0\", not 'new'."}
 
 

@@ -308,7 +308,7 @@ async def test_t4_an_exception_in_a_raw_plugins_invoke_reaches_the_caller_as_typ
     async with desk(samples) as d:
         await d.player.set_modes("RawPlugin", game_ui="allow")
         error = await d.player.error("rawplugin_slow", {"seconds": "soon"})
-        assert error == "ValueError: could not convert string to float: 'soon'"
+        assert error == "RawPlugin failed: ValueError: could not convert string to float: 'soon'"  # PluginApi.cs
 
 
 async def test_t4_tool_errors_reach_the_caller_as_is_and_other_exceptions_as_typename_message(
@@ -530,14 +530,11 @@ async def test_g3_t6_a_peer_cannot_register_as_another_plugin_take_its_names_or_
     async with desk(samples) as d, broker.connect(system.endpoint, "Spoofer") as spoofer:
         definition = json.dumps({"name": "spoofer_status", "description": "Mine.", "readOnly": True})
         error = await refused(spoofer, "RegisterTool", "MyPlugin", definition)
-        assert error == (
-            "'MyPlugin' is not your InternalName: this call comes from 'Spoofer'. A plugin can only act as itself; "
-            "pass your own InternalName as owner."
-        )
+        assert error == "This call comes from Spoofer, not from MyPlugin: a plugin can only act as itself."
         taken = json.dumps({"name": "myplugin_status", "description": "Mine now.", "readOnly": True})
         error = await refused(spoofer, "RegisterTool", "Spoofer", taken)
         assert error.startswith("'myplugin_status' is already registered by another plugin")
-        assert "is not your InternalName" in await refused(spoofer, "UnregisterAll", "MyPlugin")
+        assert "a plugin can only act as itself" in await refused(spoofer, "UnregisterAll", "MyPlugin")
         assert len((await d.player.plugin("MyPlugin")).tools) == 6
 
         await d.player.set_modes("RawPlugin", game_ui="allow", rawplugin_slow="default")

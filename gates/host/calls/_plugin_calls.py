@@ -277,13 +277,15 @@ class PluginCalls:
             text = await gate.invoke_func(call.id, call.tool, args_json)
         except IpcPeerLeftError:
             return CallOutcome(error=self._unloaded(call.owner))
-        except IpcNotReadyError:
-            return CallOutcome(error=f"The {call.owner} plugin is not loaded (no {gate.name} gate); try again later.")
+        except IpcNotReadyError:  # the real host's words (PluginApi.cs, Invoke)
+            name = self._display_name(call.owner)
+            return CallOutcome(error=f"{name} registered {quote(call.tool)} but doesn't provide {gate.name}.")
         except IpcHandlerError as exc:
-            # T4: an exception in a raw plugin's Invoke reaches the assistant as "TypeName: message".
-            return CallOutcome(error=exc.message)
+            # T4: an exception in a raw plugin's Invoke reaches the assistant as the real host words it:
+            # "{DisplayName} failed: TypeName: message".
+            return CallOutcome(error=f"{self._display_name(call.owner)} failed: {exc.message}")
         except IpcError as exc:
-            return CallOutcome(error=f"{call.owner} could not run {call.tool}: {exc}")
+            return CallOutcome(error=f"{self._display_name(call.owner)} failed: {type(exc).__name__}: {exc}")
         if text is not None and not isinstance(text, str):
             return CallOutcome(
                 error=f"{call.owner} returned an invalid reply: Invoke returns a JSON string such as "
