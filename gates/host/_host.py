@@ -52,7 +52,7 @@ from .tools._core_tools import CoreTools, ProgressFn
 from .tools._game_tools import GameTools
 from .tools._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
 from .tools._navigation import Navigation
-from .tools._offer import OfferedTools
+from .tools._offer import OfferedTools, internal_name
 
 __all__ = ["MAX_AWAY", "Host"]
 
@@ -100,7 +100,10 @@ class Host:
         )
         self.dependencies = DependencyBook()
         self.registrations = Registrations(self.registry, self.policies)
-        self.offered = OfferedTools(self.registry, self.policies, self.modules, lambda: pi.peers)
+        # F2 points `display_name` at the installed plugins; until then a plugin is its InternalName.
+        self.offered = OfferedTools(
+            self.registry, self.policies, self.modules, lambda: pi.peers, display_name=internal_name
+        )
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[str | None] = Listeners("host change")
         self.calls = PluginCalls(

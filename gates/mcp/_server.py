@@ -1,6 +1,6 @@
 """The MCP front: XIV MCP's tools and caches on the official `mcp` package's low-level server (A1, A2, A9).
 
-    tools/list      core tools, then the third-party tools that may run now, 100 a page
+    tools/list      the tools listed now by the real host's rules (`OfferedTools`), by name, 100 a page
     tools/call      Host.call_tool: the gate (allow / ask / deny), then the plugin's Invoke;
                     a refused or failed call is an isError result, an unknown tool a JSON-RPC error
     resources/*     each cache as xiv://cache/<id>: plugins (the registry) and audit (the log's tail)
@@ -125,15 +125,17 @@ class _XivServer(Server[Any]):
 
 
 def _tool(offered: OfferedTool) -> types.Tool:
+    """A list entry as the real host's `McpTool.ToListEntry` (plus the outputSchema extension, which
+    the real host ignores: XIV MCP's own schema of the result, or the one the plugin declared)."""
     d = offered.definition
     return types.Tool(
         name=d.name,
-        description=d.description,
+        description=offered.description,
         input_schema=input_schema_of(d),
-        # XIV MCP's own tools carry theirs beside the definition; a plugin's comes in its definition
-        # (the outputSchema extension, which the real host ignores).
-        output_schema=offered.output_schema or d.output_schema,
-        annotations=types.ToolAnnotations(read_only_hint=d.read_only, destructive_hint=d.destructive),
+        output_schema=offered.output_schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=d.read_only, destructive_hint=d.destructive, open_world_hint=False
+        ),
     )
 
 
@@ -160,8 +162,9 @@ def _cursor(params: types.PaginatedRequestParams | None) -> int:
 
 
 class ToolList:
-    """tools/list's tools as MCP `Tool`s: built once each time what is offered changes (the host's
-    `OfferedTools.stamp`), not on every request, nor on every page of one."""
+    """tools/list's tools as MCP `Tool`s, ordered by name as the real host orders them: built once
+    each time what is listed changes (the host's `OfferedTools.stamp`), not on every request, nor
+    on every page of one."""
 
     def __init__(self, host: Host) -> None:
         self._offered = host.offered
@@ -173,20 +176,18 @@ class ToolList:
         change builds only the tools that are new (one plugin's registration among thousands)."""
 
     def tools(self) -> list[types.Tool]:
-        """Core tools first, then the third-party tools that may run now (`OfferedTools.all`)."""
+        """The tools listed now (`OfferedTools.all`), by name."""
         stamp = self._offered.stamp()
         if stamp != self._stamp:
-            self._tools = [self._made_tool(offered) for offered in self._offered.all()]
+            made = [self._made_tool(offered) for offered in self._offered.all()]
+            self._tools = sorted(made, key=lambda tool: tool.name)
             self._stamp = stamp
         return self._tools
 
     def _made_tool(self, offered: OfferedTool) -> types.Tool:
         entry = self._made.get(id(offered.definition))
-        if entry is not None:
-            was = entry[0]
-            same = was.definition is offered.definition and was.output_schema is offered.output_schema
-            if same and was.toolset == offered.toolset:
-                return entry[1]
+        if entry is not None and entry[0] == offered:
+            return entry[1]
         if len(self._made) >= MADE_TOOLS:
             self._made.clear()  # definitions of plugins long gone: build the current ones again
         tool = _tool(offered)
