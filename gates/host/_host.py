@@ -123,6 +123,7 @@ class Host:
             connected=lambda: pi.peers,
             auto_enable=config.auto_enable,
             limits=limits,
+            output_schemas=config.simulator_extensions,
         )
         self.player = PlayerActions(state, clock=self.clock, expire_due=self.expire_due)
         self._job_changes: Listeners[JobInfo] = Listeners("job change")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+import msgspec
+
 from gates.contract import (
     CAPABILITY_IDS,
     HOST_NAME,
@@ -28,10 +30,11 @@ from gates.contract import (
     StatusReply,
     ToolDefinition,
     decode_approval_request,
+    decode_tool_definition,
     encode_json,
     find_capability,
-    parse_tool_definition,
     quote,
+    validate_tool_definition,
 )
 
 from .base._audit import AuditKind
@@ -71,6 +74,7 @@ class PluginRequests:
         connected: Callable[[], Collection[str]],
         auto_enable: bool,
         limits: HostLimits | None = None,
+        output_schemas: bool = False,
     ) -> None:
         self._registry = state.registry
         self._policies = state.policies
@@ -83,9 +87,16 @@ class PluginRequests:
         self._connected = connected
         self._auto_enable = auto_enable
         self._limits = limits or HostLimits()
+        self._output_schemas = output_schemas
+        """Keep a definition's outputSchema (the simulator's extensions, F3, P5); else drop it as the
+        real host does, which knows no such field and ignores it, so that neither its shape nor its
+        size can make this host refuse a definition the real one takes."""
 
     def register_tool(self, owner: str, definition_json: str | None) -> RegisterReply:
-        definition = parse_tool_definition(definition_json or "")
+        definition = decode_tool_definition(definition_json or "")
+        if not self._output_schemas and definition.output_schema is not None:
+            definition = msgspec.structs.replace(definition, output_schema=None)
+        definition = validate_tool_definition(definition)
         self._check_size(owner, definition)
         self._registry.register(owner, definition)
         registration = self._registrations.refresh(owner)
