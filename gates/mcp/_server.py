@@ -316,6 +316,12 @@ class Handlers:
             ]
         )
 
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> Any:
+        """None, as the real host answers (`McpServer.HandleMessage`), rather than "Method not found"."""
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
     async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
         uri = _known(str(params.uri))
         host = self.host
@@ -373,6 +379,7 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
         on_list_resources=handlers.list_resources,
+        on_list_resource_templates=handlers.list_resource_templates,
         on_read_resource=handlers.read_resource,
         on_subscribe_resource=handlers.subscribe,
         on_unsubscribe_resource=handlers.unsubscribe,

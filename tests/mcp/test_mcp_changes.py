@@ -103,6 +103,14 @@ async def test_resources_are_listed_read_and_updated_for_subscribers(
 
 
 @ERAS
+async def test_f3_resource_templates_are_an_empty_list_as_the_real_host_answers(xiv: XivSystem, era: str) -> None:
+    # SPEC: A9
+    async with connect(xiv, era) as s:
+        listed = await s.client.list_resource_templates()
+    assert listed.resource_templates == []
+
+
+@ERAS
 async def test_reading_an_unknown_resource_is_a_protocol_error(xiv: XivSystem, era: str) -> None:
     # SPEC: A9
     from mcp.shared.exceptions import MCPError
