@@ -18,19 +18,22 @@ refuses it, and over its 2 MiB frame (~570 jobs) the host's own bus connection i
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import anyio
 
 if TYPE_CHECKING:
-    from gates.player import PlayerClient
+    import msgspec
+
+    from gates.player import Command, PlayerClient
     from gates.plugin import XivMcpClient
+
+R = TypeVar("R", bound="msgspec.Struct")
 
 CALL_LIMIT: Final = 30.0
 """Seconds one direct call or gate call may take."""
@@ -182,29 +185,33 @@ async def assistant_batch(
     """`jobs` jobs started with the player's `call start_job`, polled with its `job` command, each
     checked afterwards (BenchError on a problem)."""
 
-    async def command(cmd: str, **fields: Any) -> dict[str, Any]:
-        with anyio.fail_after(CALL_LIMIT):
-            reply: dict[str, Any] = await player.command(cmd, **fields)
-        if not reply.get("ok") or reply.get("isError"):
-            raise BenchError(f"{cmd} {json.dumps(fields)[:100]}: {json.dumps(reply)[:300]}")
-        return reply
+    from gates.player import CallTool, PlayerError, ShowJob
+
+    async def send(command: Command[R]) -> R:
+        try:
+            with anyio.fail_after(CALL_LIMIT):
+                return await player.send(command)
+        except PlayerError as exc:
+            raise BenchError(f"{exc.command}: {exc.message[:300]}") from None
 
     async def start(index: int) -> str:
-        reply = await command("call", tool="start_job", arguments=job_document(tool, "assistant", index, steps))
-        return str(reply["result"]["started"]["id"])
+        reply = await send(CallTool(tool="start_job", arguments=job_document(tool, "assistant", index, steps)))
+        if reply.is_error:
+            raise BenchError(f"call start_job: {str(reply.error)[:300]}")
+        return str(reply.result["started"]["id"])
 
     async def state(job_id: str) -> tuple[str, str | None]:
-        job = (await command("job", id=job_id, logLines=0))["job"]
-        return str(job["state"]), job.get("finished")
+        job = (await send(ShowJob(id=job_id, log_lines=0))).job
+        return job.state.value, job.finished
 
     batch = Batch(jobs=jobs, steps=steps)
     ids = await run_batch(start, state, batch, in_flight=in_flight, poll=poll)
     for job_id in ids:  # after the clock: every job completed, every step done with the tool's result
-        job = (await command("job", id=job_id, logLines=0))["job"]
-        job_steps = job["steps"]
-        if job["state"] != "completed" or len(job_steps) != steps:
-            batch.problem = batch.problem or f"{job_id} is {job['state']}: {job.get('message')}"
-        elif any(s["state"] != "done" or s["result"] != result for s in job_steps):
+        job = (await send(ShowJob(id=job_id, log_lines=0))).job
+        job_steps = job.steps
+        if job.state != "completed" or len(job_steps) != steps:
+            batch.problem = batch.problem or f"{job_id} is {job.state}: {job.message}"
+        elif any(s.state != "done" or s.result != result for s in job_steps):
             batch.problem = batch.problem or f"{job_id} completed, but: {job_steps[:2]}"
         else:
             batch.verified += 1

@@ -11,7 +11,7 @@ returns {"ok": true}. The baseline (direct calls) and the jobs are measured in t
 same system, one after the other. What each figure includes:
 
 * `direct_calls_per_s`: `--calls` sequential calls (after `--warmup`) by the driver, a bus peer of its
-  own, through the player's gate: `PlayerClient.command("call", tool="benchjobs_ping")`, the path of
+  own, through the player's gate: `PlayerClient.send(CallTool(tool="benchjobs_ping"))`, the path of
   `xivmcp call` and the closest one to a step from outside the host. Each call is two round trips
   driver <-> host (`XivMcp.PlayerHello` for the challenge's nonce, then `XivMcp.Player` with its HMAC,
   which runs `CallPath.call_tool`: the player's settings, then the plugin's Invoke, a round trip
@@ -147,7 +147,7 @@ class Report:
 
 async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
     import broker
-    from gates.player import PLAYER_HELLO_GATE, PlayerClient
+    from gates.player import PLAYER_HELLO_GATE, CallTool, PlayerClient, PlayerError
     from gates.testing import Process, XivMcpSystem
 
     with XivMcpSystem(root, "--auto-enable", "--test-clock", "--no-mcp") as system:
@@ -177,10 +177,13 @@ async def drive(root: Path, args: argparse.Namespace, report: Report) -> None:
             await proc.expect(f"{PLUGIN}: registered", REGISTER_LIMIT)
 
             async def call() -> None:
-                with anyio.fail_after(CALL_LIMIT):
-                    reply = await player.command("call", tool=TOOL, arguments={})
-                if not reply.get("ok") or reply.get("isError") or reply.get("result") != PING_RESULT:
-                    raise BenchError(f"call {TOOL}: {json.dumps(reply)[:300]}")
+                try:
+                    with anyio.fail_after(CALL_LIMIT):
+                        reply = await player.send(CallTool(tool=TOOL))
+                except PlayerError as exc:
+                    raise BenchError(f"call {TOOL}: {exc.message[:300]}") from None
+                if reply.is_error or reply.result != PING_RESULT:
+                    raise BenchError(f"call {TOOL}: {(reply.error or repr(reply.result))[:300]}")
 
             say(f"direct calls: {args.warmup} warm-up, {args.calls} timed …")
             for _ in range(args.warmup):

@@ -35,7 +35,7 @@ import anyio
 import anyio.to_thread
 
 import broker
-from gates.player import PLAYER_HELLO_GATE, PlayerClient
+from gates.player import PLAYER_HELLO_GATE, CallTool, HostStats, PlayerClient, PlayerError
 from gates.testing import Process, XivMcpSystem
 
 CALL_LIMIT = 30.0
@@ -128,11 +128,13 @@ class Soak:
         outcome: str
         try:
             with anyio.fail_after(CALL_LIMIT):
-                reply = await player.command("call", tool=f"{name.lower()}_work", arguments={"token": token})
-            if reply.get("ok") and "result" in reply and not reply.get("isError"):
-                outcome = "result" if reply["result"].get("token") == token else "wrong"
+                reply = await player.send(CallTool(tool=f"{name.lower()}_work", arguments={"token": token}))
+            if not reply.is_error:
+                outcome = "result" if isinstance(reply.result, dict) and reply.result.get("token") == token else "wrong"
             else:
-                outcome = self._classify(str(reply.get("error")))
+                outcome = self._classify(str(reply.error))
+        except PlayerError as exc:  # refused before it ran (the plugin is not connected right now)
+            outcome = self._classify(exc.message)
         except TimeoutError:
             outcome = "never"
         except broker.IpcError as exc:
@@ -230,8 +232,7 @@ async def drive(root: Path, report: SoakReport, kill_every: float) -> None:
             report.seconds = round(time.monotonic() - started, 1)
             with anyio.fail_after(CALL_LIMIT):
                 await pi.get_ipc_subscriber(PLAYER_HELLO_GATE).wait_ready()
-                stats = await player.command("stats")
-                report.host_calls_at_end = int(stats.get("calls", -1))
+                report.host_calls_at_end = (await player.send(HostStats())).calls
                 report.broker_pending_at_end = (await pi.broker_stats()).pending_calls
 
 

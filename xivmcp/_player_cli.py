@@ -5,132 +5,101 @@ the player key of the data dir, see `gates.player.PlayerClient`), prints what it
 table; `--json`: the host's whole answer) and exits 1 with the host's message on a refusal, 2
 when there is no host to ask. `xivmcp call` says on stderr what the call waits for (the approval
 to answer, with the command that answers it) and its progress lines, unless `--quiet`.
+
+The commands are a table (`_PLAYER_COMMANDS`): each row names a command, its help, its arguments
+and how they become the player's typed command (`gates.player`); the reply is typed too.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
 from broker import PluginInterface, connect
 from game import GameClient, GameError
-from gates.host import PluginsReport
-from gates.player import PLAYER_HELLO_GATE, PLAYER_KEY_FILE, NotYourHostError, PlayerClient
+from gates.contract import Answer
+from gates.player import (
+    JOB_ACTIONS,
+    PLAYER_HELLO_GATE,
+    PLAYER_KEY_FILE,
+    AdvanceClock,
+    AnswerApproval,
+    ApprovalEvent,
+    CallReply,
+    CallTool,
+    Command,
+    ConsentPlugin,
+    ControlJob,
+    EnablePlugin,
+    KeepDisabled,
+    LiftSuspension,
+    ListApprovals,
+    ListJobs,
+    ListModules,
+    ListPlugins,
+    NotYourHostError,
+    PlayerClient,
+    PlayerError,
+    ProgressEvent,
+    ReadAudit,
+    SetMode,
+    SetModule,
+    SetToolSetting,
+    ShowJob,
+    decode_call_event,
+)
 
 from ._common import cli_peer_name, print_err, run_async
+from ._player_text import print_reply
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    out = argparse.ArgumentParser(add_help=False)
-    out.add_argument("--json", action="store_true", help="print the host's JSON answer")
+@dataclass(frozen=True, slots=True)
+class _Arg:
+    """One `add_argument` of a command: its names and options, as argparse takes them."""
 
-    def command(name: str, help_text: str, build: Any) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, parents=[common, out], help=help_text)
-        p.set_defaults(func=lambda args: _send(args, build(args)), finds_system=True)
-        return p
+    names: tuple[str, ...]
+    options: dict[str, Any]
 
-    command("plugins", "each plugin: state, tools, capability modes, what it awaits", lambda a: {"cmd": "plugins"})
-    for name, cmd, text in (
-        ("enable", "enable", "enable a plugin (its tools may run)"),
-        ("consent", "consent", "accept a plugin's grown registration"),
-    ):
-        p = command(name, text, lambda a, cmd=cmd: {"cmd": cmd, "plugin": a.plugin, "digest": a.digest})
-        p.add_argument("plugin", help="the plugin's InternalName")
-        p.add_argument(
-            "--digest",
-            default=None,
-            help="the registration digest `xivmcp plugins` showed you (default: the registration shown now)",
-        )
-    for name, cmd, text in (
-        ("keep-disabled", "keep_disabled", "keep a plugin disabled (not asked again until it grows)"),
-        ("lift", "lift", "lift a plugin's suspension"),
-    ):
-        p = command(name, text, lambda a, cmd=cmd: {"cmd": cmd, "plugin": a.plugin})
-        p.add_argument("plugin", help="the plugin's InternalName")
-    p = command(
-        "mode",
-        "set a capability or a tool of a plugin to allow, ask, deny (or default)",
-        lambda a: {"cmd": "mode", "plugin": a.plugin, "target": a.target, "mode": a.mode},
-    )
-    p.add_argument("plugin")
-    p.add_argument("target", help="a capability id (spend_gil, …) or one of the plugin's tool names")
-    p.add_argument("mode", choices=["allow", "ask", "deny", "default"])
-    p = command("approvals", "the approvals waiting for the player", lambda a: {"cmd": "approvals", "wait": a.wait})
-    p.add_argument(
-        "--wait", type=float, default=0, metavar="SECONDS", help="if none waits yet, wait up to SECONDS for one"
-    )
-    p = command(
-        "approve",
-        "approve a waiting approval (once, for this session, or always)",
-        lambda a: {
-            "cmd": "answer",
-            "approvalId": a.approval_id,
-            "answer": "approve_session" if a.session else "always_allow" if a.always else "approve_once",
-        },
-    )
-    p.add_argument("approval_id")
-    scope = p.add_mutually_exclusive_group()
-    scope.add_argument("--session", action="store_true", help="approve for this session")
-    scope.add_argument("--always", action="store_true", help="always allow this tool")
-    p = command(
-        "decline",
-        "decline a waiting approval",
-        lambda a: {"cmd": "answer", "approvalId": a.approval_id, "answer": "decline"},
-    )
-    p.add_argument("approval_id")
-    p = command(
-        "audit", "the audit log's last entries", lambda a: {"cmd": "audit", "plugin": a.plugin, "limit": a.limit}
-    )
-    p.add_argument("--plugin", default=None)
-    p.add_argument("-n", "--limit", type=int, default=50)
-    p = command(
-        "call",
-        "call a tool as the assistant would (through the permission gate)",
-        lambda a: {"cmd": "call", "tool": a.tool, "arguments": _arguments(a.arguments)},
-    )
-    p.add_argument("tool")
-    p.add_argument("arguments", nargs="?", default="{}", help="the arguments as a JSON object")
-    p.add_argument("-q", "--quiet", action="store_true", help="do not say what the call waits for, nor its progress")
-    p = command("jobs", "the background jobs: id, name, state, step, why they wait", lambda a: {"cmd": "jobs"})
-    p = command(
-        "job",
-        "one job (its steps, results and log), or pause / resume / cancel it",
-        lambda a: {},  # `_job_command` builds the command (the action comes first, if any)
-    )
-    p.add_argument("first", metavar="[pause|resume|cancel] ID", help="the job's id or name, after an action if any")
-    p.add_argument("id", nargs="?", help=argparse.SUPPRESS)
-    p.add_argument("-n", "--log-lines", type=int, default=30, help="log lines to show (default 30, max 200)")
-    p.set_defaults(func=_job_command)
-    command(
-        "modules",
-        "XIV MCP's own tools by module: reading and changes modes, each tool's setting",
-        lambda a: {"cmd": "modules"},
-    )
-    p = command(
-        "module",
-        "set a module's reading or changes mode (allow, ask, deny, default), or turn it on or off",
-        lambda a: {"cmd": "module", "module": a.module, "what": a.what, "mode": a.mode},
-    )
-    p.add_argument("module", help="the module's id, as `xivmcp modules` shows it (game_data, game_navigation, ...)")
-    p.add_argument("what", choices=["reading", "changes", "on", "off"])
-    p.add_argument("mode", nargs="?", choices=["allow", "ask", "deny", "default"], help="for reading or changes")
-    p = command(
-        "tool",
-        "set one of XIV MCP's own tools on its own (allow, ask, deny) or back to its module (group)",
-        lambda a: {"cmd": "tool", "tool": a.tool, "setting": a.setting},
-    )
-    p.add_argument("tool", help="the tool's name, such as set_map_flag")
-    p.add_argument("setting", choices=["group", "allow", "ask", "deny"])
-    p = command(
-        "advance-clock",
-        "move a --test-clock host's clock forward, and a --test-clock game's with it (tests)",
-        lambda a: {"cmd": "advance_clock", "seconds": a.seconds},
-    )
-    p.add_argument("seconds", type=float)
+    def add_to(self, parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup) -> None:
+        parser.add_argument(*self.names, **self.options)
+
+
+def _arg(*names: str, **options: Any) -> _Arg:
+    return _Arg(names, options)
+
+
+@dataclass(frozen=True, slots=True)
+class _OneOf:
+    """Options of which a command takes one at most."""
+
+    arguments: tuple[_Arg, ...]
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        group = parser.add_mutually_exclusive_group()
+        for argument in self.arguments:
+            argument.add_to(group)
+
+
+@dataclass(frozen=True, slots=True)
+class _PlayerCommand:
+    """A row of the table: `xivmcp NAME ARGUMENTS` sends `build(args)`."""
+
+    name: str
+    help: str
+    build: Callable[[argparse.Namespace], Command[Any]]
+    """The command to send; raises `_UsageError` for arguments argparse cannot refuse by itself."""
+    arguments: tuple[_Arg | _OneOf, ...] = ()
+
+
+class _UsageError(Exception):
+    """Arguments that do not make a command (exit 2, before anything is asked)."""
 
 
 def _arguments(text: str) -> dict[str, Any]:
@@ -143,7 +112,168 @@ def _arguments(text: str) -> dict[str, Any]:
     return value
 
 
-def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
+def _answer(args: argparse.Namespace) -> Answer:
+    return Answer.APPROVE_SESSION if args.session else Answer.ALWAYS_ALLOW if args.always else Answer.APPROVE_ONCE
+
+
+def _job(args: argparse.Namespace) -> ShowJob | ControlJob:
+    """`xivmcp job ID` shows a job; `xivmcp job pause|resume|cancel ID` steers it."""
+    if args.id is None:
+        return ShowJob(id=args.first, log_lines=args.log_lines)
+    if args.first not in JOB_ACTIONS:
+        raise _UsageError(
+            f"{args.first!r} is not a job action: `xivmcp job pause|resume|cancel ID`, or `xivmcp job ID`."
+        )
+    return ControlJob(id=args.id, action=args.first)
+
+
+_PLUGIN: Final = _arg("plugin", help="the plugin's InternalName")
+_DIGEST: Final = _arg(
+    "--digest",
+    default=None,
+    help="the registration digest `xivmcp plugins` showed you (default: the registration shown now)",
+)
+"""Left out, `enable` and `consent` ask for the digest shown now (`_send` fills it in)."""
+_MODES: Final = ["allow", "ask", "deny", "default"]
+
+_PLAYER_COMMANDS: Final = (
+    _PlayerCommand("plugins", "each plugin: state, tools, capability modes, what it awaits", lambda a: ListPlugins()),
+    _PlayerCommand(
+        "enable",
+        "enable a plugin (its tools may run)",
+        lambda a: EnablePlugin(plugin=a.plugin, digest=a.digest or ""),
+        (_PLUGIN, _DIGEST),
+    ),
+    _PlayerCommand(
+        "consent",
+        "accept a plugin's grown registration",
+        lambda a: ConsentPlugin(plugin=a.plugin, digest=a.digest or ""),
+        (_PLUGIN, _DIGEST),
+    ),
+    _PlayerCommand(
+        "keep-disabled",
+        "keep a plugin disabled (not asked again until it grows)",
+        lambda a: KeepDisabled(plugin=a.plugin),
+        (_PLUGIN,),
+    ),
+    _PlayerCommand("lift", "lift a plugin's suspension", lambda a: LiftSuspension(plugin=a.plugin), (_PLUGIN,)),
+    _PlayerCommand(
+        "mode",
+        "set a capability or a tool of a plugin to allow, ask, deny (or default)",
+        lambda a: SetMode(plugin=a.plugin, target=a.target, mode=a.mode),
+        (
+            _arg("plugin"),
+            _arg("target", help="a capability id (spend_gil, …) or one of the plugin's tool names"),
+            _arg("mode", choices=_MODES),
+        ),
+    ),
+    _PlayerCommand(
+        "approvals",
+        "the approvals waiting for the player",
+        lambda a: ListApprovals(wait=a.wait),
+        (
+            _arg(
+                "--wait", type=float, default=0, metavar="SECONDS", help="if none waits yet, wait up to SECONDS for one"
+            ),
+        ),
+    ),
+    _PlayerCommand(
+        "approve",
+        "approve a waiting approval (once, for this session, or always)",
+        lambda a: AnswerApproval(approval_id=a.approval_id, answer=_answer(a)),
+        (
+            _arg("approval_id"),
+            _OneOf(
+                (
+                    _arg("--session", action="store_true", help="approve for this session"),
+                    _arg("--always", action="store_true", help="always allow this tool"),
+                )
+            ),
+        ),
+    ),
+    _PlayerCommand(
+        "decline",
+        "decline a waiting approval",
+        lambda a: AnswerApproval(approval_id=a.approval_id, answer=Answer.DECLINE),
+        (_arg("approval_id"),),
+    ),
+    _PlayerCommand(
+        "audit",
+        "the audit log's last entries",
+        lambda a: ReadAudit(plugin=a.plugin, limit=a.limit),
+        (_arg("--plugin", default=None), _arg("-n", "--limit", type=int, default=50)),
+    ),
+    _PlayerCommand(
+        "call",
+        "call a tool as the assistant would (through the permission gate)",
+        lambda a: CallTool(tool=a.tool, arguments=_arguments(a.arguments)),
+        (
+            _arg("tool"),
+            _arg("arguments", nargs="?", default="{}", help="the arguments as a JSON object"),
+            _arg("-q", "--quiet", action="store_true", help="do not say what the call waits for, nor its progress"),
+        ),
+    ),
+    _PlayerCommand("jobs", "the background jobs: id, name, state, step, why they wait", lambda a: ListJobs()),
+    _PlayerCommand(
+        "job",
+        "one job (its steps, results and log), or pause / resume / cancel it",
+        _job,
+        (
+            _arg("first", metavar="[pause|resume|cancel] ID", help="the job's id or name, after an action if any"),
+            _arg("id", nargs="?", help=argparse.SUPPRESS),
+            _arg("-n", "--log-lines", type=int, default=30, help="log lines to show (default 30, max 200)"),
+        ),
+    ),
+    _PlayerCommand(
+        "modules",
+        "XIV MCP's own tools by module: reading and changes modes, each tool's setting",
+        lambda a: ListModules(),
+    ),
+    _PlayerCommand(
+        "module",
+        "set a module's reading or changes mode (allow, ask, deny, default), or turn it on or off",
+        lambda a: SetModule(module=a.module, what=a.what, mode=a.mode),
+        (
+            _arg("module", help="the module's id, as `xivmcp modules` shows it (game_data, game_navigation, ...)"),
+            _arg("what", choices=["reading", "changes", "on", "off"]),
+            _arg("mode", nargs="?", choices=_MODES, help="for reading or changes"),
+        ),
+    ),
+    _PlayerCommand(
+        "tool",
+        "set one of XIV MCP's own tools on its own (allow, ask, deny) or back to its module (group)",
+        lambda a: SetToolSetting(tool=a.tool, setting=a.setting),
+        (
+            _arg("tool", help="the tool's name, such as set_map_flag"),
+            _arg("setting", choices=["group", "allow", "ask", "deny"]),
+        ),
+    ),
+    _PlayerCommand(
+        "advance-clock",
+        "move a --test-clock host's clock forward, and a --test-clock game's with it (tests)",
+        lambda a: AdvanceClock(seconds=a.seconds),
+        (_arg("seconds", type=float),),
+    ),
+)
+"""Every player command of `xivmcp`, in the order `xivmcp --help` lists them."""
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+    out = argparse.ArgumentParser(add_help=False)
+    out.add_argument("--json", action="store_true", help="print the host's JSON answer")
+    for command in _PLAYER_COMMANDS:
+        parser = sub.add_parser(command.name, parents=[common, out], help=command.help)
+        for argument in command.arguments:
+            argument.add_to(parser)
+        parser.set_defaults(func=partial(_send, build=command.build), finds_system=True)
+
+
+def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Command[Any]]) -> int:
+    try:
+        command = build(args)  # first: a usage error is said before anything is asked
+    except _UsageError as exc:
+        print_err(str(exc))
+        return 2
     data_dir = Path(args.data_dir)
     if not (data_dir / PLAYER_KEY_FILE).exists():
         print_err(
@@ -153,6 +283,8 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
         return 2
 
     async def run() -> int:
+        nonlocal command
+        extra: dict[str, str] = {}
         async with connect(args.bus, cli_peer_name()) as pi:
             if not pi.get_ipc_subscriber(PLAYER_HELLO_GATE).has_function():
                 print_err(
@@ -161,39 +293,30 @@ def _send(args: argparse.Namespace, command: dict[str, Any]) -> int:
                 )
                 return 2
             player = PlayerClient.for_data_dir(pi, data_dir)
-            fields = {k: v for k, v in command.items() if k != "cmd"}
-            if command["cmd"] == "call" and not getattr(args, "quiet", False):
-                fields["notify"] = _tell_the_player(pi)
             try:
-                if command["cmd"] in ("enable", "consent"):
-                    reply = await player.enable(fields["plugin"], fields["digest"], cmd=command["cmd"])
-                else:
-                    reply = await player.command(command["cmd"], **fields)
-                if command["cmd"] == "advance_clock" and reply.get("ok"):
-                    reply["game"] = await _advance_game_clock(pi, fields["seconds"])
+                if isinstance(command, EnablePlugin | ConsentPlugin) and args.digest is None:
+                    command = msgspec.structs.replace(command, digest=await player.digest(command.plugin))
+                if isinstance(command, CallTool) and not args.quiet:
+                    command = msgspec.structs.replace(command, notify=_tell_the_player(pi))
+                reply = await player.send(command)
+                if isinstance(command, AdvanceClock):
+                    extra["game"] = await _advance_game_clock(pi, command.seconds)
             except NotYourHostError as exc:
                 print_err(str(exc))
                 return 2
-        if not reply.get("ok") or reply.get("isError"):
-            print_err(str(reply.get("error")))
+            except PlayerError as exc:
+                print_err(exc.message)
+                return 1
+        if isinstance(reply, CallReply) and reply.is_error:
+            print_err(str(reply.error))
             return 1
         if args.json:
-            print(json.dumps(reply, indent=2, ensure_ascii=False))
+            print(json.dumps({"ok": True, **msgspec.to_builtins(reply), **extra}, indent=2, ensure_ascii=False))
         else:
-            _print(command["cmd"], reply)
+            print_reply(reply, extra)
         return 0
 
     return run_async(run, verbose=args.verbose)
-
-
-def _job_command(args: argparse.Namespace) -> int:
-    """`xivmcp job ID` shows a job; `xivmcp job pause|resume|cancel ID` steers it."""
-    if args.id is None:
-        return _send(args, {"cmd": "job", "id": args.first, "logLines": args.log_lines})
-    if args.first not in ("pause", "resume", "cancel"):
-        print_err(f"{args.first!r} is not a job action: `xivmcp job pause|resume|cancel ID`, or `xivmcp job ID`.")
-        return 2
-    return _send(args, {"cmd": "job_control", "id": args.id, "action": args.first})
 
 
 async def _advance_game_clock(pi: PluginInterface, seconds: float) -> str:
@@ -213,106 +336,14 @@ def _tell_the_player(pi: PluginInterface) -> str:
     gate = f"{pi.name}.CallEvents"
 
     def on_event(text: str) -> None:
-        event = json.loads(text)
-        if event.get("kind") == "approval":
-            approval = event["approvalId"]
-            print_err(
-                f"waiting for the player: {event['summary']}. Answer with `xivmcp approve {approval}` "
-                f"(or --session, --always), or `xivmcp decline {approval}`."
-            )
-        elif event.get("kind") == "progress":
-            print_err(f"progress: {event['text']}")
+        match decode_call_event(text):
+            case ApprovalEvent(approval_id=approval, summary=summary):
+                print_err(
+                    f"waiting for the player: {summary}. Answer with `xivmcp approve {approval}` "
+                    f"(or --session, --always), or `xivmcp decline {approval}`."
+                )
+            case ProgressEvent(text=line):
+                print_err(f"progress: {line}")
 
     pi.get_ipc_provider(gate, params=(str,)).register_action(on_event)
     return gate
-
-
-def _print(cmd: str, reply: dict[str, Any]) -> None:
-    if cmd == "plugins":
-        _print_plugins(msgspec.convert(reply, PluginsReport))
-    elif cmd == "approvals":
-        if not reply["approvals"]:
-            print("no approvals waiting")
-        for a in reply["approvals"]:
-            print(
-                f"{a['approvalId']}: {a['plugin']} {a['tool']} [{', '.join(a['capabilities'])}] {a['summary']}"
-                f" ({a['secondsLeft']} s left)"
-            )
-    elif cmd == "jobs":
-        if not reply["jobs"]:
-            print("no jobs")
-        for j in reply["jobs"]:
-            at = f" at {j['step']}" if j["step"] else ""
-            why = f": {j['message']}" if j["message"] else ""
-            print(f"{j['id']}: {j['name']} [{j['state']}{at}] {j['steps']} steps{why}")
-    elif cmd == "job":
-        _print_job(reply["job"])
-    elif cmd == "audit":
-        _print_audit(reply["entries"])
-    elif cmd == "modules":
-        _print_modules(reply["modules"])
-    elif cmd == "call":
-        result = reply.get("result")
-        print(result if isinstance(result, str) else json.dumps(result))
-    elif cmd == "advance_clock":
-        print(f"host clock at {reply['now']:g} s; {reply['game']}")
-    elif "message" in reply:
-        print(reply["message"])
-    else:
-        print(json.dumps({k: v for k, v in reply.items() if k != "ok"}, ensure_ascii=False))
-
-
-def _print_plugins(report: PluginsReport) -> None:
-    if not report.plugins:
-        print("no third-party plugins yet")
-    for card in report.plugins:
-        connected = "connected" if card.connected else "not connected"
-        print(f"{card.name}: {card.state} ({connected}; registration {card.digest})")
-        if card.suspend_reason:
-            print(f"  suspended: {card.suspend_reason}")
-        if card.awaits is not None:
-            aw = card.awaits
-            print(
-                f"  awaits the player: new tools {', '.join(aw.new_tools) or 'none'}; "
-                f"new capabilities {', '.join(aw.new_capabilities) or 'none'} (`xivmcp enable {card.name}`)"
-            )
-        for capability in card.capabilities:
-            print(f"  capability {capability.id}: {capability.mode}")
-        for tool in card.tools:
-            kind = "read-only" if tool.read_only else ", ".join(tool.capabilities)
-            print(f"  tool {tool.name}: {tool.mode} ({kind})")
-
-
-def _print_modules(modules: list[dict[str, Any]]) -> None:
-    for m in modules:
-        modes = ", ".join(f"{access} {m[access]}" for access in ("reading", "changes") if m[access] is not None)
-        state = modes if m["on"] else "OFF (its tools are not offered)"
-        driven = f"; offered while {m['plugin']} is loaded" if m["plugin"] else ""
-        print(f"{m['id']} ({m['title']}): {state}{driven}")
-        for t in m["tools"]:
-            own = f" (set on its own: {t['setting']})" if t["setting"] != "group" else ""
-            mode = t["mode"] if t["available"] else "not available now"
-            print(f"  {t['name']}: {mode}{own}")
-
-
-def _print_audit(entries: list[dict[str, Any]]) -> None:
-    if not entries:
-        print("the audit log is empty")
-    for e in entries:
-        details = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (e.get("details") or {}).items())
-        flag = " FLAGGED" if e.get("flagged") else ""
-        where = " ".join(x for x in (e.get("plugin"), e.get("tool")) if x)
-        print(f"{e['time']}  {e['kind']:<12} {where}{flag}  {details}".rstrip())
-
-
-def _print_job(job: dict[str, Any]) -> None:
-    owner = f", started by {job['owner']}" if job["owner"] else ""
-    print(f"{job['id']}: {job['name']} [{job['state']}]{owner}")
-    if job["message"]:
-        print(f"  {job['message']}")
-    for s in job["steps"]:
-        outcome = f" -> {json.dumps(s['result'], ensure_ascii=False)}" if s["state"] == "done" else ""
-        error = f" ({s['error']})" if s["error"] else ""
-        print(f"  {s['id']}: {s['tool']} {json.dumps(s['args'], ensure_ascii=False)} [{s['state']}]{outcome}{error}")
-    for line in job["log"]:
-        print(f"  | {line}")

@@ -11,7 +11,7 @@ the definitions (`_definitions`), the player's side of the private system (`_ses
 call's audit line, typed (`_call_line`), what a call showed (`_verdicts`), the run itself
 (`_run`), the renderers (`_render`), and the script that runs the plugin with its registrations
 written down (`_record_registrations`). It stands where the testing kit stands: it uses the host
-only through the player's API (`PlayerClient`), the host's public names (`AuditEntry`,
+only through the player's API (`PlayerClient`), the host's public names (`AuditKind`,
 `CANCEL_GRACE`) and the shipped harness, never the host's internals.
 """
 

@@ -1,4 +1,4 @@
-"""A call's audit line as the check reads it: the host's `AuditEntry`, with its details typed.
+"""A call's audit line as the check reads it: the player's `AuditLine`, with its details typed.
 
 The host writes one ``call`` line for each call of a plugin's tool: whether it answered, its
 error, each effect on the game judged against what the tool declared, and the notes of the call
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import msgspec
 
-from gates.host import AuditEntry
+from gates.player import AuditLine
 
 __all__ = ["CallLine", "EffectLine"]
 
@@ -43,5 +43,5 @@ class CallLine(msgspec.Struct, rename="camel", kw_only=True):
     """How many of its progress lines were cut at 300 characters (J5)."""
 
     @classmethod
-    def of(cls, entry: AuditEntry) -> CallLine:
+    def of(cls, entry: AuditLine) -> CallLine:
         return msgspec.convert(entry.details, cls)

@@ -28,6 +28,7 @@ import anyio.to_thread
 
 import broker
 from gates.contract import ENV_BUS, ENV_DATA_DIR, PluginState
+from gates.player import Awaits
 from gates.testing import Process, XivMcpSystem
 
 from ._arguments import invalid_arguments, valid_arguments
@@ -216,16 +217,16 @@ class _CheckRun:
         card = await self.session.card(self.plugin)
         if card is None:
             return
-        if card["state"] == PluginState.SUSPENDED.value:
+        if card.state is PluginState.SUSPENDED:
             await self.session.lift(self.plugin)
-        elif card["state"] == PluginState.AWAITING_CONSENT.value:
-            awaits = card.get("awaits") or {}
-            self._grown += [str(name) for name in awaits.get("newTools") or []]
-            self.add_findings([self._registered_late(name, awaits) for name in awaits.get("newTools") or ["?"]])
+        elif card.state is PluginState.AWAITING_CONSENT:
+            awaits = card.awaits or Awaits(new_tools=[], new_capabilities=[])
+            self._grown += awaits.new_tools
+            self.add_findings([self._registered_late(name, awaits) for name in awaits.new_tools or ["?"]])
             await self.session.enable(self.plugin, again=True)
 
-    def _registered_late(self, name: str, awaits: dict[str, Any]) -> Finding:
-        new_capabilities = ", ".join(awaits.get("newCapabilities") or []) or "none"
+    def _registered_late(self, name: str, awaits: Awaits) -> Finding:
+        new_capabilities = ", ".join(awaits.new_capabilities) or "none"
         return Finding(
             severity=Severity.ERROR,
             tool=name,

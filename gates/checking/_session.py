@@ -18,22 +18,39 @@ call to end, so those two waits ask the host again every `POLL_SECONDS`, within 
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import anyio
 import anyio.abc
 import msgspec
 
 import broker
-from gates.contract import HOST_NAME, CapabilityId, Risk, find_capability
-from gates.host import CANCEL_GRACE, AuditEntry, AuditKind
-from gates.player import PlayerClient
+from gates.contract import HOST_NAME, Answer, CapabilityId, Risk, find_capability
+from gates.host import CANCEL_GRACE, AuditKind
+from gates.player import (
+    AdvanceClock,
+    AnswerApproval,
+    ApprovalEvent,
+    CallReply,
+    CallTool,
+    Command,
+    ConsentPlugin,
+    EnablePlugin,
+    HostStats,
+    LiftSuspension,
+    ListPlugins,
+    PlayerClient,
+    PlayerError,
+    PluginCard,
+    ReadAudit,
+    SetMode,
+    decode_call_event,
+)
 from gates.testing import START_TIMEOUT, Process, XivMcpSystem
 
 from ._call_line import CallLine
@@ -62,6 +79,8 @@ AUDIT_LINES: Final = 50
 PAGE: Final = 100
 _READ_GAME: Final = CapabilityId.READ_GAME.value
 
+R = TypeVar("R", bound=msgspec.Struct)
+
 
 class PluginStartError(Exception):
     """Raised when the plugin's process ends, or registers nothing, before the check can begin (exit 2)."""
@@ -78,7 +97,7 @@ class CallSeen:
 
     tool: str
     arguments: dict[str, Any]
-    reply: dict[str, Any] | None
+    reply: CallReply | None
     """The player's `call` reply; None when the check cancelled the call."""
     seconds: float
     """Wall time until the answer, or until the cancelled call ended."""
@@ -95,7 +114,7 @@ class CallSeen:
     @property
     def error(self) -> str | None:
         if self.reply is not None:
-            return str(self.reply["error"]) if self.reply.get("isError") else None
+            return str(self.reply.error) if self.reply.is_error else None
         return None if self.audit is None or self.audit.ok else self.audit.error or ""
 
     @property
@@ -120,7 +139,7 @@ class _App:
 
 @dataclass(slots=True)
 class _Sending:
-    reply: dict[str, Any] = field(default_factory=dict)
+    reply: CallReply | None = None
     failure: str | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
@@ -160,16 +179,13 @@ class CheckSession:
                 await session._leave_app()
                 tg.cancel_scope.cancel()
 
-    async def player(self, cmd: str, **fields: Any) -> dict[str, Any]:
+    async def send(self, command: Command[R]) -> R:
         """One player command; its reply, or CheckAbortedError with the host's message."""
-        with anyio.fail_after(COMMAND_TIMEOUT):
-            if cmd in ("enable", "consent"):
-                reply = await self._player.enable(fields["plugin"], cmd=cmd)
-            else:
-                reply = await self._player.command(cmd, **fields)
-        if reply.get("ok") is not True:
-            raise CheckAbortedError(f"XIV MCP refused the check's {cmd!r}: {reply.get('error')}")
-        return reply
+        try:
+            with anyio.fail_after(COMMAND_TIMEOUT):
+                return await self._player.send(command)
+        except PlayerError as exc:
+            raise CheckAbortedError(f"XIV MCP refused the check's {exc.command!r}: {exc.message}") from None
 
     # --- the plugin, from start to enabled --------------------------------------------------
 
@@ -184,14 +200,14 @@ class CheckSession:
                 raise PluginStartError(
                     f"{label} ended (exit {process.returncode}) before registering a tool{_stderr_tail(process)}"
                 )
-            cards = [c for c in (await self.player("plugins"))["plugins"] if c["name"] != HOST_NAME and c["tools"]]
+            cards = [c for c in (await self.send(ListPlugins())).plugins if c.name != HOST_NAME and c.tools]
             records = read_records(record)
             now = time.monotonic()
-            progress = ([(c["name"], c["digest"]) for c in cards], len(records))
+            progress = ([(c.name, c.digest) for c in cards], len(records))
             if progress != last:
                 last, quiet_since = progress, now
             elif (cards or records) and now - quiet_since >= SETTLE_SECONDS:
-                return str(cards[0]["name"]) if cards else records[0].owner
+                return cards[0].name if cards else records[0].owner
             if now > deadline:
                 raise PluginStartError(
                     f"{label} registered no tool within {START_TIMEOUT:g} s. It is given the bus as --bus "
@@ -199,33 +215,37 @@ class CheckSession:
                 )
             await anyio.sleep(POLL_SECONDS)
 
-    async def card(self, plugin: str) -> dict[str, Any] | None:
-        cards = (await self.player("plugins", plugin=plugin))["plugins"]
-        return dict(cards[0]) if cards else None
+    async def card(self, plugin: str) -> PluginCard | None:
+        cards = (await self.send(ListPlugins(plugin=plugin))).plugins
+        return cards[0] if cards else None
 
     async def enable(self, plugin: str, *, again: bool = False) -> None:
         """Enable (`again`: consent again to) the registration shown now, and allow what it declares:
         every capability its tools name (a critical one can only be asked; its approvals are answered)."""
-        await self.player("consent" if again else "enable", plugin=plugin)
-        card = await self.card(plugin) or {"tools": []}
-        declared = sorted({c for tool in card["tools"] for c in tool["capabilities"] if c != _READ_GAME})
+        card = await self.card(plugin)
+        shown = card.digest if card is not None else ""  # the registration shown now
+        decide = ConsentPlugin if again else EnablePlugin
+        await self.send(decide(plugin=plugin, digest=shown))
+        card = await self.card(plugin)
+        tools = card.tools if card is not None else []
+        declared = sorted({c for tool in tools for c in tool.capabilities if c != _READ_GAME})
         for capability in declared:
             found = find_capability(capability)
             mode = "ask" if found is not None and found.risk is Risk.CRITICAL else "allow"
-            await self.player("mode", plugin=plugin, target=capability, mode=mode)
+            await self.send(SetMode(plugin=plugin, target=capability, mode=mode))
 
     async def lift(self, plugin: str) -> None:
-        await self.player("lift", plugin=plugin)
+        await self.send(LiftSuspension(plugin=plugin))
 
     async def offered(self, plugin: str) -> list[OfferedDefinition]:
         """The plugin's tools as `search_tools` offers them to the assistant."""
         found: list[OfferedDefinition] = []
         while True:
             arguments = {"toolset": plugin, "limit": PAGE, "offset": len(found)}
-            reply = await self.player("call", tool="search_tools", arguments=arguments)
-            if reply.get("isError"):
-                raise CheckAbortedError(f"search_tools failed: {reply.get('error')}")
-            page = reply["result"]
+            reply = await self.send(CallTool(tool="search_tools", arguments=arguments))
+            if reply.is_error:
+                raise CheckAbortedError(f"search_tools failed: {reply.error}")
+            page = reply.result
             found += msgspec.convert(page["items"], list[OfferedDefinition], strict=False)
             if not page["items"] or len(found) >= page["total"]:
                 return found
@@ -253,7 +273,7 @@ class CheckSession:
             await self._leave_app()  # as an app that gives up: XIV MCP sends Cancel(callId)
             ignored = not await self._wait_calls_ended(self.stop_wait)
             if ignored:
-                await self.player("advance_clock", seconds=CANCEL_GRACE + 1)
+                await self.send(AdvanceClock(seconds=CANCEL_GRACE + 1))
                 if not await self._wait_calls_ended(COMMAND_TIMEOUT):
                     raise CheckAbortedError(f"XIV MCP still runs the call of {tool} after its two minutes were up.")
             seconds = time.monotonic() - started
@@ -267,7 +287,9 @@ class CheckSession:
         assert app.player is not None  # connected before `_the_app` returns it
         with sending.scope:
             try:  # bounded by `call`, which gives up on it after the quick limit
-                sending.reply = await app.player.command("call", tool=tool, arguments=arguments, notify=app.events_gate)
+                sending.reply = await app.player.send(CallTool(tool=tool, arguments=arguments, notify=app.events_gate))
+            except PlayerError as exc:  # refused before it ran (no such tool now): the assistant reads that too
+                sending.reply = CallReply(is_error=True, error=exc.message)
             except broker.IpcError as exc:
                 sending.failure = f"The call of {tool} did not reach XIV MCP: {exc}"
             sending.done.set()
@@ -299,28 +321,26 @@ class CheckSession:
 
     def _on_event(self, event_json: str) -> None:
         """A call's event: approve each approval it waits for, once (the check allows what is declared)."""
-        with contextlib.suppress(ValueError):
-            event = json.loads(event_json)
-            if isinstance(event, dict) and event.get("kind") == "approval":
-                self._tg.start_soon(self._approve, str(event.get("approvalId")))
+        event = decode_call_event(event_json)
+        if isinstance(event, ApprovalEvent):
+            self._tg.start_soon(self._approve, event.approval_id)
 
     async def _approve(self, approval_id: str) -> None:
         with contextlib.suppress(CheckAbortedError):  # answered or withdrawn meanwhile
-            await self.player("answer", approvalId=approval_id, answer="approve_once")
+            await self.send(AnswerApproval(approval_id=approval_id, answer=Answer.APPROVE_ONCE))
 
     async def _wait_calls_ended(self, within: float) -> bool:
         """Whether XIV MCP has no call under way within `within` seconds (a cancelled one ended)."""
         with anyio.move_on_after(within):
             while True:
-                if not (await self.player("stats"))["calls"]:
+                if not (await self.send(HostStats())).calls:
                     return True
                 await anyio.sleep(POLL_SECONDS)
         return False
 
     async def _audit_of(self, plugin: str, tool: str) -> tuple[CallLine | None, str | None]:
         """The newest audit line of a call of `tool` not seen yet, and the suspension it caused."""
-        listed = (await self.player("audit", plugin=plugin, limit=AUDIT_LINES))["entries"]
-        entries = msgspec.convert(listed, list[AuditEntry])
+        entries = (await self.send(ReadAudit(plugin=plugin, limit=AUDIT_LINES))).entries
         for entry in reversed(entries):
             line = CallLine.of(entry) if entry.kind == AuditKind.CALL and entry.tool == tool else None
             if line is not None and line.call_id not in self._seen_calls:

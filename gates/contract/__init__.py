@@ -9,7 +9,8 @@ It knows nothing of the host, MCP or sockets, and imports nothing else of ``gate
 * decoders whose errors say what to send instead, and the encoder (``_codec``);
 * the replies every host gate answers, ``{"ok": true, ...}`` or ``{"ok": false, ...}`` (``_replies``);
 * the rules of a tool definition (``_definition``) and the error tree (``_errors``);
-* where a running system is: the runtime file in its data dir (``_runtime``).
+* where a running system is: the runtime file in its data dir (``_runtime``);
+* a plugin's manifest, as Dalamud knows an installed plugin (``_manifest``).
 """
 
 from ._builtins import (
@@ -105,6 +106,16 @@ from ._errors import (
     XivMcpError,
     quote,
 )
+from ._manifest import (
+    MANIFEST_GATE,
+    OFFICIAL_REPO,
+    InstalledInfo,
+    ManifestReply,
+    PluginManifest,
+    decode_manifest,
+    is_plugin_repo,
+    version_key,
+)
 from ._names import (
     API_VERSION,
     GATE_SIGNATURES,
@@ -142,6 +153,14 @@ from ._runtime import (
 )
 
 __all__ = [
+    "InstalledInfo",
+    "ManifestReply",
+    "MANIFEST_GATE",
+    "OFFICIAL_REPO",
+    "PluginManifest",
+    "decode_manifest",
+    "is_plugin_repo",
+    "version_key",
     "DEFAULT_BUS",
     "ENV_BUS",
     "ENV_DATA_DIR",

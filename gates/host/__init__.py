@@ -44,7 +44,6 @@ if _typing.TYPE_CHECKING:
     from .calls._plugin_calls import CANCEL_GRACE, PICKUP_LIMIT
     from .jobs._tools import job_summary, job_view
     from .policy._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind
-    from .policy._report import Awaits, PluginCard, PluginsReport, ToolCard
     from .tools._offer import OfferedTool
 
 _ROOMS: _typing.Final[dict[str, tuple[str, ...]]] = {
@@ -58,7 +57,6 @@ _ROOMS: _typing.Final[dict[str, tuple[str, ...]]] = {
     "._host": ("Host",),
     ".jobs._tools": ("job_summary", "job_view"),
     ".tools._offer": ("OfferedTool",),
-    ".policy._report": ("Awaits", "PluginCard", "PluginsReport", "ToolCard"),
     "._running": ("host_running",),
 }
 _WHERE: _typing.Final = {name: room for room, names in _ROOMS.items() for name in names}
@@ -83,7 +81,6 @@ __all__ = [
     "ApprovalKind",
     "AuditEntry",
     "AuditKind",
-    "Awaits",
     "CallOutcome",
     "Clock",
     "DependencyError",
@@ -92,12 +89,9 @@ __all__ = [
     "HostLimits",
     "ManualClock",
     "OfferedTool",
-    "PluginCard",
-    "PluginsReport",
     "SettingError",
     "StoreError",
     "SystemClock",
-    "ToolCard",
     "host_running",
     "job_summary",
     "job_view",

@@ -14,16 +14,18 @@ little for one to be asked (`xivmcp approvals --wait SECONDS`), so scripts need 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Final
+from typing import Final
 
 import anyio
 import anyio.abc
+import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from broker import CallGateSubscriber, IpcError, current_caller
 from gates.contract import (
     Answer,
     JobInfo,
+    JobReply,
     RefusedError,
     encode_json,
     error_reply,
@@ -36,24 +38,41 @@ from gates.player import (
     PLAYER_KEY_FILE,
     AdvanceClock,
     AnswerApproval,
+    ApprovalAnswer,
+    ApprovalEvent,
+    ApprovalsReport,
+    AuditReport,
+    CallEvent,
+    CallReply,
     CallTool,
     ConsentPlugin,
     ControlJob,
     EnablePlugin,
+    HostClock,
+    HostReset,
     HostStats,
+    JobControlled,
+    JobsReport,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
     ListJobs,
     ListModules,
     ListPlugins,
+    ModulesReport,
+    PendingApproval,
+    PlayerCommand,
     PlayerHelloReply,
+    PluginsReport,
+    ProgressEvent,
     ReadAudit,
     ResetForTests,
     SetMode,
     SetModule,
+    SettingChanged,
     SetToolSetting,
     ShowJob,
+    StatsReport,
     decode_player_auth,
     decode_player_command,
     host_proof,
@@ -61,8 +80,6 @@ from gates.player import (
 
 from ._challenges import Challenges
 from ._host import Host
-from ._player_actions import Done
-from .base._audit import AuditEntry
 from .base._clock import SystemClock
 from .jobs._runner import FINISHED, LISTED
 from .jobs._tools import job_summary, job_view
@@ -82,7 +99,8 @@ Cancel, or has left the bus (then its call fails at once)."""
 
 
 class PlayerDesk:
-    """Handles player commands; every reply is `{"ok": true, …}` or `{"ok": false, "error": "…"}`."""
+    """Answers the player's commands, each with its reply type (`gates.player`): `{"ok": true, …}`,
+    or `{"ok": false, "error": "…"}` with the message the player reads."""
 
     def __init__(self, host: Host, task_group: anyio.abc.TaskGroup) -> None:
         self.host = host
@@ -119,7 +137,14 @@ class PlayerDesk:
         with anyio.CancelScope() as scope:
             self._running.setdefault(caller, set()).add(scope)
             try:
-                return encode_json({"ok": True, **await self._run(command_json)})
+                command = decode_player_command(command_json)
+                reply = await self._answer(command)
+                if not isinstance(reply, command.reply_type):  # the desk and the protocol disagree: a bug here
+                    raise TypeError(
+                        f"{type(command).__name__} is answered with {command.reply_type.__name__}, "
+                        f"not {type(reply).__name__}."
+                    )
+                return ok_reply(reply)
             except Exception as exc:
                 return exception_reply(exc)
             finally:
@@ -151,94 +176,126 @@ class PlayerDesk:
                     self._approval_asked = anyio.Event()
                 await self._approval_asked.wait()
 
-    async def _run(self, command_json: str) -> dict[str, Any]:
-        host = self.host
-        command = decode_player_command(command_json)
+    async def _answer(self, command: PlayerCommand) -> msgspec.Struct:
+        """The reply to one command, of the command's reply type: a decision about a plugin is the
+        player's action itself (`PlayerActions`), anything else a method of the desk."""
         match command:
-            case ListPlugins(plugin=None):
-                return {"plugins": host.reports.cards()}
-            case ListPlugins(plugin=str(one)):
-                return {"plugins": [host.reports.card(one)] if host.reports.has(one) else []}
-            case EnablePlugin(plugin=plugin, digest=digest):
-                return _done(host.player.enable(plugin, digest))
-            case ConsentPlugin(plugin=plugin, digest=digest):
-                return _done(host.player.consent(plugin, digest))
-            case KeepDisabled(plugin=plugin):
-                return _done(host.player.keep_disabled(plugin))
-            case LiftSuspension(plugin=plugin):
-                return _done(host.player.lift(plugin))
-            case SetMode(plugin=plugin, target=target, mode=mode):
-                return {**_done(host.player.set_mode(plugin, target, mode)), "target": target, "mode": mode}
-            case ListApprovals(wait=wait):
-                if wait > 0:
-                    await self._wait_for_approval(wait)
-                return {
-                    "approvals": [
-                        {
-                            "approvalId": a.id,
-                            "plugin": a.plugin,
-                            "tool": a.tool,
-                            "kind": a.kind.value,
-                            "capabilities": list(a.capabilities),
-                            "summary": a.summary,
-                            "secondsLeft": None if a.deadline is None else round(a.deadline - host.clock.now(), 1),
-                        }
-                        for a in host.approvals.pending()
-                    ]
-                }
-            case AnswerApproval(approval_id=approval_id, answer=answer):
-                approval = host.player.answer(approval_id, answer)
-                return {"approvalId": approval.id, "state": approval.state.value, "message": _answered(approval)}
-            case ReadAudit(plugin=plugin, limit=limit):
-                return {"entries": [_entry(e) for e in host.audit.tail(limit, plugin)]}
-            case CallTool(tool=tool, arguments=arguments, notify=notify):
-                if host.registry.get(tool) is None:
-                    owner = host.policies.consented_owner(tool)
-                    raise RefusedError(
-                        f"{quote(tool)} is a tool of {owner}, which is not connected right now; start it, then "
-                        "call again (`xivmcp plugins` shows who is connected)."
-                        if owner is not None
-                        else f"No tool named {quote(tool)}; `xivmcp plugins` lists every plugin's tools."
-                    )
-                events = self._events_to(notify) if notify else None
-                try:
-                    outcome = await host.call_tool(
-                        tool,
-                        arguments,
-                        on_progress=None if events is None else events.progress,
-                        on_approval=None if events is None else events.approval,
-                    )
-                finally:
-                    if events is not None:
-                        await events.aclose()  # every event reaches the player before the result
-                if outcome.ok:
-                    return {"result": outcome.result}
-                return {"isError": True, "error": outcome.error}
-            case ListJobs(finished=finished):
-                return {"jobs": [job_summary(j) for j in host.jobs.listing(finished=finished, newest=LISTED)]}
-            case ShowJob(id=job_id, log_lines=log_lines):
-                return {"job": job_view(host.jobs.get(job_id), max(0, min(log_lines, 200)))}
-            case ControlJob(id=job_id, action=action):
-                job = host.jobs.get(job_id)
-                steer = {"pause": host.jobs.pause, "resume": host.jobs.resume, "cancel": host.jobs.cancel}.get(action)
-                if steer is None:
-                    raise RefusedError(f"{quote(action)} is not a job action: use pause, resume or cancel.")
-                return {"job": job_summary(job), "message": steer(job)}
+            case ListPlugins():
+                return self._plugins(command)
+            case EnablePlugin():
+                return self.host.player.enable(command.plugin, command.digest)
+            case ConsentPlugin():
+                return self.host.player.consent(command.plugin, command.digest)
+            case KeepDisabled():
+                return self.host.player.keep_disabled(command.plugin)
+            case LiftSuspension():
+                return self.host.player.lift(command.plugin)
+            case SetMode():
+                return self.host.player.set_mode(command.plugin, command.target, command.mode)
+            case ListApprovals():
+                return await self._approvals(command)
+            case AnswerApproval():
+                return self._answer_approval(command)
+            case ReadAudit():
+                return self._audit(command)
+            case CallTool():
+                return await self._call(command)
             case HostStats():
-                return {"calls": host.calls.running, "approvals": len(host.approvals.pending())}
-            case AdvanceClock(seconds=seconds):
-                return {"now": host.player.advance_clock(seconds)}
+                return StatsReport(calls=self.host.calls.running, approvals=len(self.host.approvals.pending()))
+            case ListJobs():
+                return self._jobs(command)
+            case ShowJob():
+                return self._job(command)
+            case ControlJob():
+                return self._control_job(command)
+            case AdvanceClock():
+                return HostClock(now=self.host.player.advance_clock(command.seconds))
             case ResetForTests():
                 return await self._reset()
             case ListModules():
-                return {"modules": host.modules.cards(host.registry.read_only_of, host.pi.peers)}
-            case SetModule(module=module, what=what, mode=mode):
-                return {"message": host.player.set_module(module, what, mode)}
-            case SetToolSetting(tool=tool, setting=setting):
-                return {"message": host.player.set_core_tool(tool, setting)}
+                return ModulesReport(
+                    modules=self.host.modules.cards(self.host.registry.read_only_of, self.host.pi.peers)
+                )
+            case SetModule():
+                return SettingChanged(message=self.host.player.set_module(command.module, command.what, command.mode))
+            case SetToolSetting():
+                return SettingChanged(message=self.host.player.set_core_tool(command.tool, command.setting))
         raise AssertionError(f"unhandled player command {command!r}")
 
-    async def _reset(self) -> dict[str, Any]:
+    def _plugins(self, command: ListPlugins) -> PluginsReport:
+        reports = self.host.reports
+        if command.plugin is None:
+            return PluginsReport(plugins=reports.cards())
+        return PluginsReport(plugins=[reports.card(command.plugin)] if reports.has(command.plugin) else [])
+
+    async def _approvals(self, command: ListApprovals) -> ApprovalsReport:
+        if command.wait > 0:
+            await self._wait_for_approval(command.wait)
+        now = self.host.clock.now()
+        return ApprovalsReport(
+            approvals=[
+                PendingApproval(
+                    approval_id=a.id,
+                    plugin=a.plugin,
+                    tool=a.tool,
+                    kind=a.kind.value,
+                    capabilities=list(a.capabilities),
+                    summary=a.summary,
+                    seconds_left=None if a.deadline is None else round(a.deadline - now, 1),
+                )
+                for a in self.host.approvals.pending()
+            ]
+        )
+
+    def _answer_approval(self, command: AnswerApproval) -> ApprovalAnswer:
+        approval = self.host.player.answer(command.approval_id, command.answer)
+        return ApprovalAnswer(approval_id=approval.id, state=approval.state, message=_answered(approval))
+
+    def _audit(self, command: ReadAudit) -> AuditReport:
+        """Every field of each line, defaults included: the player's `audit` shows each line whole."""
+        return AuditReport(entries=[entry.line() for entry in self.host.audit.tail(command.limit, command.plugin)])
+
+    async def _call(self, command: CallTool) -> CallReply:
+        host, tool = self.host, command.tool
+        if host.registry.get(tool) is None:
+            owner = host.policies.consented_owner(tool)
+            raise RefusedError(
+                f"{quote(tool)} is a tool of {owner}, which is not connected right now; start it, then "
+                "call again (`xivmcp plugins` shows who is connected)."
+                if owner is not None
+                else f"No tool named {quote(tool)}; `xivmcp plugins` lists every plugin's tools."
+            )
+        events = self._events_to(command.notify) if command.notify else None
+        try:
+            outcome = await host.call_tool(
+                tool,
+                command.arguments,
+                on_progress=None if events is None else events.progress,
+                on_approval=None if events is None else events.approval,
+            )
+        finally:
+            if events is not None:
+                await events.aclose()  # every event reaches the player before the result
+        if outcome.ok:
+            return CallReply(result=outcome.result)
+        return CallReply(is_error=True, error=outcome.error)
+
+    def _jobs(self, command: ListJobs) -> JobsReport:
+        listed = self.host.jobs.listing(finished=command.finished, newest=LISTED)
+        return JobsReport(jobs=[job_summary(j) for j in listed])
+
+    def _job(self, command: ShowJob) -> JobReply:
+        return JobReply(job=job_view(self.host.jobs.get(command.id), max(0, min(command.log_lines, 200))))
+
+    def _control_job(self, command: ControlJob) -> JobControlled:
+        jobs = self.host.jobs
+        job = jobs.get(command.id)
+        steer = {"pause": jobs.pause, "resume": jobs.resume, "cancel": jobs.cancel}.get(command.action)
+        if steer is None:
+            raise RefusedError(f"{quote(command.action)} is not a job action: use pause, resume or cancel.")
+        return JobControlled(job=job_summary(job), message=steer(job))
+
+    async def _reset(self) -> HostReset:
         """`reset` (a --test-clock host only): jobs first, so that nothing they do lands after the
         reset's line in the audit log, then the player's decisions (`PlayerActions.reset`)."""
         host = self.host
@@ -247,16 +304,16 @@ class PlayerDesk:
         approvals = await host.player.withdraw_approvals()
         done = host.player.reset(host.pi.peers)
         forgotten = ", ".join(done.plugins) or "none"
-        return {
-            "plugins": list(done.plugins),
-            "approvals": approvals,
-            "settings": done.settings,
-            "jobs": jobs,
-            "message": (
+        return HostReset(
+            plugins=list(done.plugins),
+            approvals=approvals,
+            settings=done.settings,
+            jobs=jobs,
+            message=(
                 f"XIV MCP is back at its start: plugins forgotten: {forgotten}; {approvals} approvals "
                 f"withdrawn, {jobs} jobs forgotten, {done.settings} module settings put back."
             ),
-        }
+        )
 
     async def _stop_every_job(self) -> int:
         """Cancel every unfinished job, wait until each has stopped, then forget every job; how many."""
@@ -289,36 +346,28 @@ class PlayerDesk:
         return len(every)
 
 
-def _approval_event(approval: Approval) -> dict[str, Any]:
-    return {
-        "kind": "approval",
-        "approvalId": approval.id,
-        "tool": approval.tool,
-        "plugin": approval.plugin,
-        "summary": approval.summary,
-    }
-
-
 class _CallEvents:
     """A call's events for the player's command, delivered in order, each before the call's result."""
 
     def __init__(self, gate: CallGateSubscriber, task_group: anyio.abc.TaskGroup) -> None:
         self._gate = gate
-        self._send, receive = anyio.create_memory_object_stream[dict[str, Any]](EVENT_BUFFER)
+        self._send, receive = anyio.create_memory_object_stream[CallEvent](EVENT_BUFFER)
         self._delivered = anyio.Event()
         task_group.start_soon(self._deliver, receive)
 
     def progress(self, text: str) -> None:
-        self._put({"kind": "progress", "text": text})
+        self._put(ProgressEvent(text=text))
 
     def approval(self, approval: Approval) -> None:
-        self._put(_approval_event(approval))
+        self._put(
+            ApprovalEvent(approval_id=approval.id, tool=approval.tool, plugin=approval.plugin, summary=approval.summary)
+        )
 
-    def _put(self, event: dict[str, Any]) -> None:
+    def _put(self, event: CallEvent) -> None:
         with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
             self._send.send_nowait(event)  # a burst beyond the buffer is dropped: events are advisory
 
-    async def _deliver(self, receive: MemoryObjectReceiveStream[dict[str, Any]]) -> None:
+    async def _deliver(self, receive: MemoryObjectReceiveStream[CallEvent]) -> None:
         try:
             async with receive:
                 async for event in receive:
@@ -345,19 +394,3 @@ def _answered(approval: Approval) -> str:
     if approval.answer is Answer.DECLINE or approval.answer is None:
         return f"Declined {approval.id}: {what} is told no."
     return f"Approved {approval.id} ({_HOW[approval.answer]}): {what} goes on."
-
-
-def _done(done: Done) -> dict[str, Any]:
-    return {"plugin": done.plugin, "state": done.state.value, "changed": done.changed, "message": done.message}
-
-
-def _entry(entry: AuditEntry) -> dict[str, Any]:
-    """Every field, defaults included: the player's `audit` shows each line whole."""
-    return {
-        "time": entry.time,
-        "kind": entry.kind,
-        "plugin": entry.plugin,
-        "tool": entry.tool,
-        "flagged": entry.flagged,
-        "details": entry.details,
-    }

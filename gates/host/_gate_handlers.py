@@ -19,6 +19,7 @@ from broker import IpcError, PluginInterface, current_caller
 from gates.contract import (
     API_VERSION,
     GATE_SIGNATURES,
+    MANIFEST_GATE,
     CallAccepted,
     Gate,
     JobInfo,
@@ -108,6 +109,10 @@ class HostGates:
     def check_permission(self, o: str | None, capability: str | None) -> str:
         return ok_reply(self.requests.check_permission(_owner(o), capability))
 
+    def declare_manifest(self, o: str | None, manifest_json: str | None) -> str:
+        """This simulator's own gate (the real host asks Dalamud): what the plugin is, F2."""
+        return ok_reply(self.requests.declare_manifest(_owner(o), manifest_json))
+
     # --- approvals and calls: the caller's own, by id ---------------------------------------
 
     def request_approval(self, call_id: str | None, request_json: str | None) -> str:
@@ -170,10 +175,13 @@ def _owner(value: str | None) -> str:
 
 
 def provide_gates(pi: PluginInterface, host: Host, desk: PlayerDesk) -> None:
-    handlers = HostGates(host).handlers()
+    gates = HostGates(host)
+    handlers = gates.handlers()
     for gate, signature in GATE_SIGNATURES.items():
         params = tuple(str | None for _ in signature.params)
         pi.get_ipc_provider(gate, params=params, returns=signature.returns).register_func(handlers[gate])
+    manifest = pi.get_ipc_provider(MANIFEST_GATE, params=(str | None, str | None), returns=str)
+    manifest.register_func(guard_gate(gates.declare_manifest))
     pi.get_ipc_provider(PLAYER_GATE, params=(str | None, str | None), returns=str).register_func(desk.handle)
     pi.get_ipc_provider(PLAYER_HELLO_GATE, params=(str | None,), returns=str).register_func(desk.hello)
 

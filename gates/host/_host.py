@@ -39,6 +39,7 @@ from .jobs._store import JobStore
 from .jobs._tools import JobTools
 from .policy._approvals import PLUGIN_LEFT, Approval, Approvals
 from .policy._dependencies import DependencyBook
+from .policy._installed import InstalledPlugins
 from .policy._modules import MODULES, Modules
 from .policy._policy import Policies
 from .policy._registrations import Registrations
@@ -116,11 +117,12 @@ class Host:
             self.registry, self.policies, self.registrations, self.approvals, self.audit, self.changed, self.modules
         )
         self.call_path = CallPath(state, calls=self.calls, core=self.core_tools)
+        self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         self.plugin_requests = PluginRequests(
             state,
             dependencies=self.dependencies,
+            installed=self.installed,
             calls=self.calls,
-            connected=lambda: pi.peers,
             auto_enable=config.auto_enable,
             limits=limits,
             output_schemas=config.simulator_extensions,

@@ -28,6 +28,7 @@ from gates.contract import (
     find_capability,
     quote,
 )
+from gates.player import ModeDecision, PluginDecision
 
 from .base._audit import AuditEntry, AuditKind
 from .base._clock import Clock, ManualClock
@@ -36,7 +37,7 @@ from .policy._approvals import Approval, ApprovalKind
 from .policy._records import Registration, registration_digest
 from .policy._state import HostState
 
-__all__ = ["RESET_REFUSED", "Done", "PlayerActions", "ResetDone"]
+__all__ = ["RESET_REFUSED", "PlayerActions", "ResetDone"]
 
 RESET_REFUSED: Final = (
     "reset is for tests: start the host with --test-clock (a host on the real clock is a player's, and keeps "
@@ -45,17 +46,6 @@ RESET_REFUSED: Final = (
 WITHDRAWN_BY_RESET: Final = "the test system was reset"
 RESET_CALLS_WAIT: Final = 2.0
 """How long `reset` waits (real seconds) for the calls whose approvals it withdrew to write their refusal."""
-
-
-@dataclass(frozen=True, slots=True)
-class Done:
-    """What a decision did: the plugin's state after it, whether anything changed, and a sentence
-    for the player (the same shape whether it did something or there was nothing to do)."""
-
-    plugin: str
-    state: PluginState
-    changed: bool
-    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +79,7 @@ class PlayerActions:
         self._clock = clock
         self._expire_due = expire_due
 
-    def enable(self, plugin: str, digest: str | None = None) -> Done:
+    def enable(self, plugin: str, digest: str | None = None) -> PluginDecision:
         """Enable what the player was shown: with `digest`, exactly that registration; one that
         grew since is refused, saying what is new."""
         self._known(plugin)
@@ -97,7 +87,9 @@ class PlayerActions:
         shown = self._registrations.shown(plugin)
         self._check_seen(plugin, shown, digest)
         if before is PluginState.ENABLED:
-            return Done(plugin, before, False, f"{plugin} was already enabled; nothing to do.")
+            return PluginDecision(
+                plugin=plugin, state=before, changed=False, message=f"{plugin} was already enabled; nothing to do."
+            )
         self._policies.enable(plugin, shown, shown)
         self._audit.record(AuditKind.CONSENT, plugin, details={"tools": sorted(shown)})
         self._changed(plugin)
@@ -105,12 +97,17 @@ class PlayerActions:
             return self._done(plugin, f"{plugin} is enabled, but suspended: lift that with `xivmcp lift {plugin}`.")
         return self._done(plugin, f"{plugin} is enabled: its tools may run, as its capability settings allow.")
 
-    def consent(self, plugin: str, digest: str | None = None) -> Done:
+    def consent(self, plugin: str, digest: str | None = None) -> PluginDecision:
         """Consent again to a registration that grew (awaiting_consent)."""
         self._known(plugin)
         state = self._policies.state(plugin)
         if state is not PluginState.AWAITING_CONSENT:
-            return Done(plugin, state, False, f"{plugin} awaits no consent (it is {state.value}); nothing to do.")
+            return PluginDecision(
+                plugin=plugin,
+                state=state,
+                changed=False,
+                message=f"{plugin} awaits no consent (it is {state.value}); nothing to do.",
+            )
         shown = self._registrations.shown(plugin)
         self._check_seen(plugin, shown, digest)
         self._policies.enable(plugin, shown, shown)
@@ -118,10 +115,15 @@ class PlayerActions:
         self._changed(plugin)
         return self._done(plugin, f"{plugin}'s new registration is consented to: its tools may run again.")
 
-    def keep_disabled(self, plugin: str) -> Done:
+    def keep_disabled(self, plugin: str) -> PluginDecision:
         self._known(plugin)
         if self._policies.state(plugin) is PluginState.KEPT_DISABLED:
-            return Done(plugin, PluginState.KEPT_DISABLED, False, f"{plugin} was already kept disabled; nothing to do.")
+            return PluginDecision(
+                plugin=plugin,
+                state=PluginState.KEPT_DISABLED,
+                changed=False,
+                message=f"{plugin} was already kept disabled; nothing to do.",
+            )
         # No digest needed: keeping a plugin disabled consents to nothing.
         self._policies.keep_disabled(plugin, self._registrations.shown(plugin))
         self._audit.record(AuditKind.CONSENT, plugin, details={"keptDisabled": True})
@@ -143,17 +145,22 @@ class PlayerActions:
             f"Look again with `xivmcp plugins`, then run `xivmcp enable {plugin}` again."
         )
 
-    def lift(self, plugin: str) -> Done:
+    def lift(self, plugin: str) -> PluginDecision:
         self._known(plugin)
         state = self._policies.state(plugin)
         if state is not PluginState.SUSPENDED:
-            return Done(plugin, state, False, f"{plugin} is not suspended (it is {state.value}); nothing to do.")
+            return PluginDecision(
+                plugin=plugin,
+                state=state,
+                changed=False,
+                message=f"{plugin} is not suspended (it is {state.value}); nothing to do.",
+            )
         self._policies.lift_suspension(plugin)
         self._audit.record(AuditKind.SUSPENSION, plugin, details={"lifted": True})
         self._changed(plugin)
         return self._done(plugin, f"{plugin}'s suspension is lifted.")
 
-    def set_mode(self, plugin: str, target: str, mode_text: str) -> Done:
+    def set_mode(self, plugin: str, target: str, mode_text: str) -> ModeDecision:
         if mode_text not in _MODES:
             raise RefusedError(f"{quote(mode_text)} is not a mode: use allow, ask, deny or default.")
         self._known(plugin)
@@ -177,11 +184,20 @@ class PlayerActions:
                 f"tools ({', '.join(tools) or 'it has none'}); see `xivmcp plugins`."
             )
         shown = "the default" if mode is None else mode.value
-        if before is mode:
-            return self._done(plugin, f"{plugin}: {target} was already {shown}; nothing to do.", changed=False)
-        self._audit.record(AuditKind.SETTING, plugin, details={"target": target, "mode": mode_text})
-        self._changed(plugin)
-        return self._done(plugin, f"{plugin}: {target} is now {shown}.")
+        changed = before is not mode
+        if changed:
+            self._audit.record(AuditKind.SETTING, plugin, details={"target": target, "mode": mode_text})
+            self._changed(plugin)
+        return ModeDecision(
+            plugin=plugin,
+            state=self._policies.state(plugin),
+            changed=changed,
+            message=f"{plugin}: {target} is now {shown}."
+            if changed
+            else f"{plugin}: {target} was already {shown}; nothing to do.",
+            target=target,
+            mode=mode_text,
+        )
 
     def _known(self, plugin: str) -> None:
         """Refuse a plugin XIV MCP has never seen, with the names it knows (no phantom entries)."""
@@ -196,8 +212,8 @@ class PlayerActions:
         hint = "".join(f" Did you mean {k!r}?" for k in known if close and k.lower() == close[0])
         raise RefusedError(f"No plugin named {quote(plugin)}. Known: {', '.join(known)}.{hint}")
 
-    def _done(self, plugin: str, message: str, *, changed: bool = True) -> Done:
-        return Done(plugin, self._policies.state(plugin), changed, message)
+    def _done(self, plugin: str, message: str, *, changed: bool = True) -> PluginDecision:
+        return PluginDecision(plugin=plugin, state=self._policies.state(plugin), changed=changed, message=message)
 
     def _critical_capabilities(self, plugin: str, tool: str) -> list[str]:
         """The critical capabilities a tool declares now, or did when the player consented to it."""

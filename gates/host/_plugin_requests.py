@@ -9,8 +9,6 @@ raises `RefusedError` with the message the plugin reads; `_gate_handlers.py` tur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-
 import msgspec
 
 from gates.contract import (
@@ -22,6 +20,8 @@ from gates.contract import (
     DefinitionError,
     DependenciesReply,
     DependencyEntry,
+    InstalledInfo,
+    ManifestReply,
     Mode,
     PluginState,
     RefusedError,
@@ -30,6 +30,7 @@ from gates.contract import (
     StatusReply,
     ToolDefinition,
     decode_approval_request,
+    decode_manifest,
     decode_tool_definition,
     encode_json,
     find_capability,
@@ -41,7 +42,8 @@ from .base._audit import AuditKind
 from .base._config import HostLimits
 from .calls._plugin_calls import PluginCalls
 from .policy._approvals import ApprovalKind
-from .policy._dependencies import DependencyBook, PluginWorld, check_dependencies, parse_dependencies
+from .policy._dependencies import DependencyBook, check_dependencies, parse_dependencies
+from .policy._installed import InstalledPlugins
 from .policy._records import Registration
 from .policy._state import HostState
 
@@ -70,8 +72,8 @@ class PluginRequests:
         state: HostState,
         *,
         dependencies: DependencyBook,
+        installed: InstalledPlugins,
         calls: PluginCalls,
-        connected: Callable[[], Collection[str]],
         auto_enable: bool,
         limits: HostLimits | None = None,
         output_schemas: bool = False,
@@ -84,7 +86,7 @@ class PluginRequests:
         self._changed = state.changed
         self._dependencies = dependencies
         self._calls = calls
-        self._connected = connected
+        self._installed = installed
         self._auto_enable = auto_enable
         self._limits = limits or HostLimits()
         self._output_schemas = output_schemas
@@ -191,11 +193,23 @@ class PluginRequests:
         self._audit.record(AuditKind.DEPENDENCIES, owner, details={"tools": [d.tool for d in declared]})
         return DependenciesReply(dependencies=self.dependency_entries(owner))
 
+    def declare_manifest(self, owner: str, manifest_json: str | None) -> ManifestReply:
+        """This simulator's `XivMcp.Simulator.DeclareManifest`: Dalamud's knowledge of the plugin (F2)."""
+        plugin = self._installed.declare(owner, decode_manifest(manifest_json or ""))
+        return ManifestReply(
+            plugin=InstalledInfo(
+                internal_name=plugin.internal_name,
+                name=plugin.display_name,
+                version=plugin.version,
+                repo=plugin.repo,
+                loaded=True,
+            )
+        )
+
     def dependency_entries(self, owner: str) -> list[DependencyEntry]:
-        world = PluginWorld(connected=frozenset(self._connected()))
         return check_dependencies(
             self._dependencies.declared(owner),
-            world,
+            self._installed.world(),
             owner_of=self._registry.owner_of,
             enabled=self._policies.can_run,
         )

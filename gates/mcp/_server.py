@@ -46,7 +46,8 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gates.contract import HOST_NAME, encode_json, input_schema_of
-from gates.host import CallOutcome, Host, OfferedTool, PluginsReport, job_summary
+from gates.host import CallOutcome, Host, OfferedTool, job_summary
+from gates.player import PluginsReport
 
 from ._notify import AUDIT_URI, JOBS_URI, PLUGINS_URI, Notifier, session_id_of
 

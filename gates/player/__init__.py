@@ -1,9 +1,16 @@
-"""The player's side of XIV MCP: the commands the player sends, and the client that sends them.
+"""The player's side of XIV MCP: the commands the player sends, their replies, and the client that sends them.
 
 What the game's `/xivmcp` window lets a player do (enable a plugin, set a mode, answer an
 approval, steer a job, ...) travels as one typed command over the `XivMcp.Player` gate, proven by
-the player key in the data dir (B8). The command line, the test kit's `Player`, the benches and
-the tests all speak it through `PlayerClient`; the host's desk (`gates.host`) answers it.
+the player key in the data dir (B8), and comes back as one typed reply:
+
+    _protocol   the commands, each a `Command[Reply]` (`EnablePlugin` answers `PluginDecision`)
+    _replies    the replies; `_cards` the window's panels (plugins, modules); `_events` what a
+                running `call` tells the player on the way
+    _client     `PlayerClient.send(command) -> reply`, which proves the key (`_auth`)
+
+The command line, the test kit's `Player`, `xivmcp check`, the benches and the tests all speak it
+through `PlayerClient`; the host's desk (`gates.host`) answers it with these same types.
 
 Importing this package loads neither the host nor MCP: a process that only acts as the player
 needs the bus, the contract and these few modules.
@@ -20,18 +27,18 @@ from ._auth import (
     new_nonce,
     player_mac,
 )
-from ._client import (
-    NotYourHostError,
-    PlayerClient,
-    read_player_key,
-)
+from ._cards import Awaits, ModuleCard, ModulesReport, ModuleTool, PluginCard, PluginsReport, ToolCard
+from ._client import NotYourHostError, PlayerClient, PlayerError, read_player_key
+from ._events import ApprovalEvent, CallEvent, ProgressEvent, decode_call_event
 from ._protocol import (
+    JOB_ACTIONS,
     PLAYER_GATE,
     PLAYER_HELLO_GATE,
     PLAYER_KEY_FILE,
     AdvanceClock,
     AnswerApproval,
     CallTool,
+    Command,
     ConsentPlugin,
     ControlJob,
     EnablePlugin,
@@ -51,36 +58,82 @@ from ._protocol import (
     ShowJob,
     decode_player_command,
 )
+from ._replies import (
+    ApprovalAnswer,
+    ApprovalsReport,
+    AuditLine,
+    AuditReport,
+    CallReply,
+    HostClock,
+    HostReset,
+    JobControlled,
+    JobsReport,
+    JobSummary,
+    ModeDecision,
+    PendingApproval,
+    PluginDecision,
+    SettingChanged,
+    StatsReport,
+)
 
 __all__ = [
+    "JOB_ACTIONS",
+    "NONCE_LIFETIME",
+    "PLAYER_GATE",
+    "PLAYER_HELLO_GATE",
+    "PLAYER_KEY_FILE",
     "AdvanceClock",
     "AnswerApproval",
+    "ApprovalAnswer",
+    "ApprovalEvent",
+    "ApprovalsReport",
+    "AuditLine",
+    "AuditReport",
+    "Awaits",
+    "CallEvent",
+    "CallReply",
     "CallTool",
+    "Command",
     "ConsentPlugin",
     "ControlJob",
     "EnablePlugin",
+    "HostClock",
+    "HostReset",
     "HostStats",
+    "JobControlled",
+    "JobSummary",
+    "JobsReport",
     "KeepDisabled",
     "LiftSuspension",
     "ListApprovals",
     "ListJobs",
     "ListModules",
     "ListPlugins",
-    "NONCE_LIFETIME",
+    "ModeDecision",
+    "ModuleCard",
+    "ModuleTool",
+    "ModulesReport",
     "NotYourHostError",
-    "PLAYER_GATE",
-    "PLAYER_HELLO_GATE",
-    "PLAYER_KEY_FILE",
+    "PendingApproval",
     "PlayerAuth",
     "PlayerClient",
     "PlayerCommand",
+    "PlayerError",
     "PlayerHelloReply",
+    "PluginCard",
+    "PluginDecision",
+    "PluginsReport",
+    "ProgressEvent",
     "ReadAudit",
     "ResetForTests",
     "SetMode",
     "SetModule",
     "SetToolSetting",
+    "SettingChanged",
     "ShowJob",
+    "StatsReport",
+    "ToolCard",
+    "decode_call_event",
     "decode_player_auth",
     "decode_player_command",
     "host_proof",

@@ -1,30 +1,35 @@
-"""The player's side of `XivMcp.Player`, as the `xivmcp` commands (and tests) use it.
+"""The player's side of `XivMcp.Player`: one typed command in, its typed reply out.
 
     async with broker.connect(bus, "MyCli") as pi:
         player = PlayerClient.for_data_dir(pi, data_dir)
-        await player.enable("MyPlugin")                     # what `xivmcp enable MyPlugin` does
-        reply = await player.command("plugins")             # {"ok": true, "plugins": [...]}
+        report = await player.send(ListPlugins())          # PluginsReport, as `xivmcp plugins`
+        digest = report.plugins[0].digest
+        decision = await player.send(EnablePlugin(plugin="MyPlugin", digest=digest))
+        print(decision.message)                            # what `xivmcp enable MyPlugin` prints
 
 Every command first checks that the host on the bus knows the player key (its proof of a fresh
-nonce), then sends the command with an HMAC over the host's nonce (`gates.player`): the key
-never travels, and a process that merely took the name `XivMcp` gets nothing and is named.
+nonce), then sends the command with an HMAC over the host's nonce (`_auth`): the key never
+travels, and a process that merely took the name `XivMcp` gets nothing and is named.
 """
 
 from __future__ import annotations
 
 import hmac
-import json
 from pathlib import Path
-from typing import Any
+from typing import TypeVar, cast
+
+import msgspec
 
 from broker import PluginInterface
-from gates.contract import RefusedError, decode_host_reply, encode_json
+from gates.contract import HostReplyError, RefusedError, decode_host_reply, encode_json
 
 from ..datadir._secrets import read_secret
 from ._auth import PlayerAuth, PlayerHelloReply, host_proof, new_nonce, player_mac
-from ._protocol import PLAYER_GATE, PLAYER_HELLO_GATE, PLAYER_KEY_FILE
+from ._protocol import PLAYER_GATE, PLAYER_HELLO_GATE, PLAYER_KEY_FILE, Command, ListPlugins
 
-__all__ = ["NotYourHostError", "PlayerClient", "read_player_key"]
+__all__ = ["NotYourHostError", "PlayerClient", "PlayerError", "read_player_key"]
+
+R = TypeVar("R", bound=msgspec.Struct)
 
 
 def read_player_key(data_dir: Path) -> str:
@@ -33,6 +38,17 @@ def read_player_key(data_dir: Path) -> str:
 
 class NotYourHostError(RefusedError):
     """Raised when the process answering as `XivMcp` cannot prove it knows the player key."""
+
+
+class PlayerError(HostReplyError):
+    """Raised when XIV MCP refuses one of the player's commands; `message` is the host's, as `xivmcp` prints it."""
+
+    def __init__(self, command: str, message: str) -> None:
+        super().__init__(f"XIV MCP refused the player's `{command}`: {message}")
+        self.command = command
+        """The `xivmcp` command refused (`keep-disabled`, `approve`, `job pause`, ...)."""
+        self.message = message
+        """The host's own message: what was wrong, and what to do instead."""
 
 
 class PlayerClient:
@@ -48,27 +64,28 @@ class PlayerClient:
         """With the key of `data_dir` (FileNotFoundError saying what to do if no host ever made it)."""
         return cls(pi, read_player_key(data_dir), key_file=data_dir / PLAYER_KEY_FILE)
 
-    async def command(self, cmd: str, **fields: Any) -> dict[str, Any]:
-        """One command (``{"cmd": cmd, **fields}``); the host's reply, `{"ok": …}`, as a dict."""
+    async def send(self, command: Command[R]) -> R:
+        """One command; the host's answer, of the command's reply type.
+
+        Raises PlayerError with the host's message when it refuses, NotYourHostError when the
+        process answering as `XivMcp` cannot prove the key, and InvalidDocumentError when the
+        answer does not have the reply's shape (a host of another version).
+        """
         nonce = await self._challenge()
-        command_json = json.dumps({"cmd": cmd, **fields})
+        command_json = encode_json(command)
         auth = encode_json(PlayerAuth(nonce=nonce, mac=player_mac(self._key, nonce, command_json)))
         text = await self._pi.get_ipc_subscriber(PLAYER_GATE).invoke_func(auth, command_json)
-        reply: dict[str, Any] = json.loads(text)
-        return reply
-
-    async def enable(self, plugin: str, digest: str | None = None, *, cmd: str = "enable") -> dict[str, Any]:
-        """Enable (`cmd="consent"`: consent again to) the registration shown now, or the one whose
-        `digest` the player saw; a registration that grew since is refused with what is new."""
-        if digest is None:
-            digest = await self.digest(plugin)
-        return await self.command(cmd, plugin=plugin, digest=digest)
+        try:
+            reply = decode_host_reply(text, type(command).reply_type)
+        except HostReplyError as exc:
+            raise PlayerError(command.cli_name(), str(exc)) from None
+        return cast(R, reply)  # `reply_type` is the R of the command's class (`Command.__init_subclass__`)
 
     async def digest(self, plugin: str) -> str:
-        """The digest of the registration the player would decide on now ("" for an unknown plugin)."""
-        reply = await self.command("plugins", plugin=plugin)  # that card alone, not every plugin's
-        cards = [card for card in reply.get("plugins", []) if card.get("name") == plugin]
-        return str(cards[0]["digest"]) if cards else ""
+        """The digest of the registration the player would decide on now ("" for an unknown plugin):
+        what `EnablePlugin` and `ConsentPlugin` send when the player consents to what is shown now."""
+        report = await self.send(ListPlugins(plugin=plugin))  # that card alone, not every plugin's
+        return next((card.digest for card in report.plugins if card.name == plugin), "")
 
     async def _challenge(self) -> str:
         """Check the host's proof of the key; the nonce it handed out for one command."""

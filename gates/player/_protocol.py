@@ -1,32 +1,55 @@
 """The player's command protocol: what `xivmcp enable`, `approve`, `call`, ... send to `XivMcp.Player`.
 
 The game's /xivmcp window, as commands: each is one tagged JSON object (``{"cmd": "enable",
-"plugin": "MyPlugin"}``), sent with the player key from the data dir (plugins have no key). It is
-private to the host and its command line; no plugin speaks it.
+"plugin": "MyPlugin", "digest": "…"}``), sent with the proof of the player key from the data dir
+(plugins have no key). It is private to the host and its command line; no plugin speaks it.
+
+Each command names the type of its reply (`class EnablePlugin(Command[PluginDecision])`), so
+`PlayerClient.send(EnablePlugin(...))` is typed `PluginDecision`, and the host's desk checks that
+it answers each command with that type.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, ClassVar, Final, Generic, TypeVar, get_args
 
-from gates.contract import Answer, DocumentDecoder, Wire
+import msgspec
+
+from gates.contract import Answer, DocumentDecoder, JobReply, Wire
+
+from ._cards import ModulesReport, PluginsReport
+from ._replies import (
+    ApprovalAnswer,
+    ApprovalsReport,
+    AuditReport,
+    CallReply,
+    HostClock,
+    HostReset,
+    JobControlled,
+    JobsReport,
+    ModeDecision,
+    PluginDecision,
+    SettingChanged,
+    StatsReport,
+)
 
 __all__ = [
+    "JOB_ACTIONS",
     "PLAYER_GATE",
     "PLAYER_HELLO_GATE",
     "PLAYER_KEY_FILE",
     "AdvanceClock",
     "AnswerApproval",
     "CallTool",
+    "Command",
     "ConsentPlugin",
+    "ControlJob",
     "EnablePlugin",
     "HostStats",
-    "ListJobs",
-    "ShowJob",
-    "ControlJob",
     "KeepDisabled",
     "LiftSuspension",
     "ListApprovals",
+    "ListJobs",
     "ListModules",
     "ListPlugins",
     "PlayerCommand",
@@ -35,6 +58,7 @@ __all__ = [
     "SetMode",
     "SetModule",
     "SetToolSetting",
+    "ShowJob",
     "decode_player_command",
 ]
 
@@ -43,38 +67,58 @@ PLAYER_GATE: Final = "XivMcp.Player"
 PLAYER_HELLO_GATE: Final = "XivMcp.PlayerHello"
 """`PlayerHello(clientNonce)`: the host proves it knows the key and hands out a nonce."""
 PLAYER_KEY_FILE: Final = "player.key"
+JOB_ACTIONS: Final = ("pause", "resume", "cancel")
+"""What `ControlJob` (`xivmcp job ACTION ID`) does to a job."""
+
+R = TypeVar("R", bound=msgspec.Struct)
 
 
-class _Command(Wire, kw_only=True, tag_field="cmd", forbid_unknown_fields=True):
-    pass
+class Command(Wire, Generic[R], kw_only=True, tag_field="cmd", forbid_unknown_fields=True):
+    """A player command whose reply is an `R`: subclass it as ``Command[TheReply]``, with a tag."""
+
+    reply_type: ClassVar[type[msgspec.Struct]]
+    """The `R` of the class: what the host answers it with, and what `PlayerClient.send` decodes."""
+
+    def __init_subclass__(cls, **options: Any) -> None:
+        super().__init_subclass__(**options)
+        # The reply is read from the generic base, so each command names it once (and mypy sees it).
+        replies = [arg for base in cls.__dict__.get("__orig_bases__", ()) for arg in get_args(base)]
+        if replies and isinstance(replies[0], type):
+            cls.reply_type = replies[0]
+        elif not hasattr(cls, "reply_type"):
+            raise TypeError(f"{cls.__name__} must name its reply: class {cls.__name__}(Command[TheReply], tag=...).")
+
+    def cli_name(self) -> str:
+        """The `xivmcp` command that sends this (for messages): ``keep-disabled`` for ``keep_disabled``."""
+        return str(type(self).__struct_config__.tag).replace("_", "-")
 
 
-class ListPlugins(_Command, tag="plugins"):
+class ListPlugins(Command[PluginsReport], tag="plugins"):
     plugin: str | None = None
     """Only this plugin's card (none if XIV MCP does not know it); default: every plugin's."""
 
 
-class EnablePlugin(_Command, tag="enable"):
+class EnablePlugin(Command[PluginDecision], tag="enable"):
     plugin: str
     digest: str
     """The registration digest the player was shown (`plugins`): a registration that grew since is refused."""
 
 
-class KeepDisabled(_Command, tag="keep_disabled"):
+class KeepDisabled(Command[PluginDecision], tag="keep_disabled"):
     plugin: str
 
 
-class ConsentPlugin(_Command, tag="consent"):
+class ConsentPlugin(Command[PluginDecision], tag="consent"):
     plugin: str
     digest: str
     """The registration digest the player was shown (`plugins`): a registration that grew since is refused."""
 
 
-class LiftSuspension(_Command, tag="lift"):
+class LiftSuspension(Command[PluginDecision], tag="lift"):
     plugin: str
 
 
-class SetMode(_Command, tag="mode"):
+class SetMode(Command[ModeDecision], tag="mode"):
     plugin: str
     target: str
     """A capability id or one of the plugin's tool names."""
@@ -82,64 +126,69 @@ class SetMode(_Command, tag="mode"):
     """allow, ask, deny, or default (back to the catalog default / the capabilities)."""
 
 
-class ListApprovals(_Command, tag="approvals"):
+class ListApprovals(Command[ApprovalsReport], tag="approvals"):
     wait: float = 0
     """If none waits yet, wait up to this many (real) seconds for an approval to be asked."""
 
 
-class AnswerApproval(_Command, tag="answer"):
+class AnswerApproval(Command[ApprovalAnswer], tag="answer"):
     approval_id: str
     answer: Answer
 
+    def cli_name(self) -> str:
+        return "decline" if self.answer == Answer.DECLINE else "approve"
 
-class ReadAudit(_Command, tag="audit"):
+
+class ReadAudit(Command[AuditReport], tag="audit"):
     plugin: str | None = None
     limit: int = 50
 
 
-class CallTool(_Command, tag="call"):
+class CallTool(Command[CallReply], tag="call"):
     tool: str
     arguments: dict[str, Any] = {}
     notify: str | None = None
     """An action gate of the caller's own (`<its name>.…`, one string): while the call runs, the
-    host sends it a JSON event for each progress line ({"kind": "progress", "text"}) and each
-    approval the call waits for ({"kind": "approval", "approvalId", "tool", "plugin", "summary"})."""
+    host sends it each progress line and each approval the call waits for (`CallEvent`)."""
 
 
-class HostStats(_Command, tag="stats"):
+class HostStats(Command[StatsReport], tag="stats"):
     """What the host has under way: calls waiting for plugins, approvals waiting for the player."""
 
 
-class ListJobs(_Command, tag="jobs"):
+class ListJobs(Command[JobsReport], tag="jobs"):
     finished: bool = True
 
 
-class ShowJob(_Command, tag="job"):
+class ShowJob(Command[JobReply], tag="job"):
     id: str
     log_lines: int = 30
 
 
-class ControlJob(_Command, tag="job_control"):
+class ControlJob(Command[JobControlled], tag="job_control"):
     id: str
     action: str
-    """pause, resume or cancel."""
+    """pause, resume or cancel (`JOB_ACTIONS`)."""
+
+    def cli_name(self) -> str:
+        return f"job {self.action}"
 
 
-class AdvanceClock(_Command, tag="advance_clock"):
+class AdvanceClock(Command[HostClock], tag="advance_clock"):
     seconds: float
 
 
-class ResetForTests(_Command, tag="reset"):
+class ResetForTests(Command[HostReset], tag="reset"):
     """Put a --test-clock host back to its start for the next test of a shared system (the pytest
     plugin's): forget the plugins that are not connected and every setting, withdraw the approvals
     waiting, cancel and forget every job. Refused on the real clock: a player's host keeps its decisions."""
 
 
-class ListModules(_Command, tag="modules"):
+class ListModules(Command[ModulesReport], tag="modules"):
     """The modules of XIV MCP's own tools, with their modes and each tool's setting."""
 
 
-class SetModule(_Command, tag="module"):
+class SetModule(Command[SettingChanged], tag="module"):
     module: str
     what: str
     """reading or changes (then `mode`), or on / off (the whole module)."""
@@ -147,7 +196,7 @@ class SetModule(_Command, tag="module"):
     """allow, ask, deny, or default."""
 
 
-class SetToolSetting(_Command, tag="tool"):
+class SetToolSetting(Command[SettingChanged], tag="tool"):
     tool: str
     setting: str
     """group (follow its module), allow, ask or deny."""
@@ -178,7 +227,7 @@ PlayerCommand = (
 _PLAYER_COMMAND: Final[DocumentDecoder[Any]] = DocumentDecoder(
     PlayerCommand,  # type: ignore[arg-type]  # a union, which msgspec decodes
     "player command",
-    '{"cmd": "enable", "plugin": "MyPlugin"}',
+    '{"cmd": "enable", "plugin": "MyPlugin", "digest": "…"}',
 )
 
 

@@ -29,6 +29,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from broker import IpcError, PluginInterface, connect
 from gates.contract import (
     API_VERSION,
+    MANIFEST_GATE,
     DeclaredTool,
     DependencyDeclaration,
     Gate,
@@ -36,6 +37,7 @@ from gates.contract import (
     Message,
     Mode,
     PluginGate,
+    PluginManifest,
     PluginState,
     StatusReply,
     ToolDefinition,
@@ -73,9 +75,21 @@ class _Tool:
 class XivMcpClient(JobsMixin):
     """A plugin's connection to XIV MCP over the bus."""
 
-    def __init__(self, internal_name: str, *, bus: str | None = None) -> None:
+    def __init__(
+        self,
+        internal_name: str,
+        *,
+        bus: str | None = None,
+        display_name: str | None = None,
+        version: str | None = None,
+        repo: str | None = None,
+    ) -> None:
+        """`display_name`, `version` and `repo` are the plugin's manifest, as Dalamud would know it
+        in the game: XIV MCP's messages show the display name, and other plugins' dependencies on
+        this one are checked against the version (`plugin_outdated`)."""
         self.internal_name = internal_name
         self.bus = bus
+        self.manifest = PluginManifest(name=display_name, version=version, repo=repo)
         self._tools: dict[str, _Tool] = {}
         self._dependencies: list[DeclaredTool] | None = None
         self._calls: dict[str, McpCall] = {}
@@ -239,6 +253,7 @@ class XivMcpClient(JobsMixin):
             if self._api_version != API_VERSION:
                 self._failed(f"XIV MCP speaks API version {self._api_version}; this client needs {API_VERSION}.")
                 return
+            await self._declare_manifest()
             sent: set[str] = set()
             while todo := [t for name, t in self._tools.items() if name not in sent]:
                 for tool in todo:  # tools added meanwhile are picked up by the next round
@@ -247,6 +262,18 @@ class XivMcpClient(JobsMixin):
             if self._dependencies is not None:
                 await self.uses_tools(*self._dependencies)
             self._registered.set()
+
+    async def _declare_manifest(self) -> None:
+        """Tell the simulator's host what Dalamud would (display name, version, repo) before registering.
+
+        A host without the gate (the real XIV MCP reads Dalamud's plugin list instead) is skipped."""
+        gate = self.pi.get_ipc_subscriber(MANIFEST_GATE)
+        if not gate.has_function():
+            return
+        try:
+            await self.host_call(MANIFEST_GATE, self.internal_name, encode_json(self.manifest))
+        except (HostReplyError, IpcError) as exc:
+            self._failed(f"XIV MCP refused the plugin's manifest: {exc}")
 
     async def _register_one(self, tool: _Tool) -> None:
         try:

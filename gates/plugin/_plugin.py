@@ -68,8 +68,20 @@ class ToolOutcome:
 class Plugin:
     """A plugin's tools, declared from functions; one `XivMcpClient` serves them while connected."""
 
-    def __init__(self, internal_name: str) -> None:
+    def __init__(
+        self,
+        internal_name: str,
+        *,
+        display_name: str | None = None,
+        version: str | None = None,
+        repo: str | None = None,
+    ) -> None:
+        """`display_name`, `version` and `repo` are the plugin's manifest, as Dalamud would know it
+        (XIV MCP's messages show the display name; dependencies check the version)."""
         self.internal_name = internal_name
+        self.display_name = display_name
+        self.version = version
+        self.repo = repo
         self._tools: dict[str, FunctionTool] = {}
         self._clients: list[XivMcpClient] = []
         self._call_ids = itertools.count(1)
@@ -204,7 +216,9 @@ class Plugin:
 
         `bus` is found as the commands find it when None ($XIVMCP_BUS, else the running host's).
         """
-        client = XivMcpClient(self.internal_name, bus=bus)
+        client = XivMcpClient(
+            self.internal_name, bus=bus, display_name=self.display_name, version=self.version, repo=self.repo
+        )
         for tool in self._tools.values():
             _serve_with(client, tool)
         async with client:

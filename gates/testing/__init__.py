@@ -21,8 +21,9 @@ The pytest plugin (K2; installed with the package as the `pytest11` entry point 
 
 `Player`, `Assistant` and `Game` also work on a connection of your own, in your own event loop
 (`Player.over(pi, data_dir)`, `Assistant(client)` with `assistant_client(url, token)`,
-`Game(GameClient(pi))`). The names that load the host or the `mcp` client are imported on first
-use, so `import gates.testing` (and the pytest plugin, loaded by every pytest run) stays light.
+`Game(GameClient(pi))`). The names that load the player's or the game's client or the `mcp`
+client are imported on first use, so `import gates.testing` (and the pytest plugin, loaded by
+every pytest run) stays light.
 """
 
 from __future__ import annotations
@@ -35,13 +36,9 @@ from ._link import CALL_WAIT, DIRECT, DirectLink, KitLoop, Link, PortalLink
 from ._options import SystemOptions
 
 if _typing.TYPE_CHECKING:
-    from ._assistant import Assistant, AssistantError, ToolResult, assistant_client
-    from ._game import GAME_WAIT, Game
-    from ._player import WAIT, Player
-    from ._player_results import (
+    from gates.player import (
         ApprovalAnswer,
         CallReply,
-        ClockAdvanced,
         HostReset,
         JobControlled,
         JobSummary,
@@ -49,6 +46,10 @@ if _typing.TYPE_CHECKING:
         PlayerError,
         PluginDecision,
     )
+
+    from ._assistant import Assistant, AssistantError, ToolResult, assistant_client
+    from ._game import GAME_WAIT, Game
+    from ._player import WAIT, CallOutcomeError, ClockAdvanced, Player
     from ._plugins import PluginProcess, PluginProcesses, PluginTarget
     from ._sync import BackgroundCall, SyncAssistant, SyncGame
     from ._sync_player import SyncPlayer
@@ -64,6 +65,7 @@ __all__ = [
     "Assistant",
     "AssistantError",
     "BackgroundCall",
+    "CallOutcomeError",
     "CallReply",
     "ClockAdvanced",
     "DirectLink",
@@ -104,16 +106,17 @@ _ON_FIRST_USE: _typing.Final = {
     "GAME_WAIT": "_game",
     "Game": "_game",
     "WAIT": "_player",
+    "CallOutcomeError": "_player",
+    "ClockAdvanced": "_player",
     "Player": "_player",
-    "ApprovalAnswer": "_player_results",
-    "CallReply": "_player_results",
-    "ClockAdvanced": "_player_results",
-    "HostReset": "_player_results",
-    "JobControlled": "_player_results",
-    "JobSummary": "_player_results",
-    "PendingApproval": "_player_results",
-    "PlayerError": "_player_results",
-    "PluginDecision": "_player_results",
+    "ApprovalAnswer": "gates.player",
+    "CallReply": "gates.player",
+    "HostReset": "gates.player",
+    "JobControlled": "gates.player",
+    "JobSummary": "gates.player",
+    "PendingApproval": "gates.player",
+    "PlayerError": "gates.player",
+    "PluginDecision": "gates.player",
     "PluginProcess": "_plugins",
     "PluginProcesses": "_plugins",
     "PluginTarget": "_plugins",
@@ -124,7 +127,8 @@ _ON_FIRST_USE: _typing.Final = {
     "PrivateSystem": "_system",
     "SharedSystems": "_system",
 }
-"""The names that load the host (`gates.host`), the game's client or the `mcp` client, by module."""
+"""The names that load the player's or the game's client or the `mcp` client, by module (one of the
+kit's own, or `gates.player` for the player's reply types, which the kit passes on as they are)."""
 
 
 def __getattr__(name: str) -> _typing.Any:
@@ -132,4 +136,4 @@ def __getattr__(name: str) -> _typing.Any:
     module = _ON_FIRST_USE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+    return getattr(_importlib.import_module(module if "." in module else f"{__name__}.{module}"), name)

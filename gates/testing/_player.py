@@ -8,45 +8,87 @@
 
 The names and arguments are the command line's (`keep-disabled` is `keep_disabled`, `job pause ID`
 is `pause_job(ID)`), and so is the way: every command goes to the host's `XivMcp.Player` gate
-through `gates.player.PlayerClient`, which proves the player key of the data dir. A refusal raises
-`PlayerError` with the host's message; a tool's own error is not a refusal (`CallReply.error`).
-Each command is bounded in time (`within`), so a test never hangs on a host that stopped answering.
-In the pytest plugin, `async_player` is this class and `player` its blocking twin (`SyncPlayer`).
+through `gates.player.PlayerClient`, which proves the player key of the data dir, and comes back
+as that command's reply type (`gates.player`). A refusal raises `PlayerError` with the host's
+message; a tool's own error is not a refusal (`CallReply.error`; `result` and `error` are for a
+test that expects one or the other). Each command is bounded in time (`within`), so a test never
+hangs on a host that stopped answering. In the pytest plugin, `async_player` is this class and
+`player` its blocking twin (`SyncPlayer`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import msgspec
 
 from broker import PluginInterface
 from game import GameClient, GameError
-from gates.contract import JobInfo
-from gates.host import AuditEntry, PluginCard, PluginsReport
-from gates.player import PlayerClient
-
-from ._link import DIRECT, Link, bounded
-from ._player_results import (
+from gates.contract import Answer, JobInfo
+from gates.player import (
+    AdvanceClock,
+    AnswerApproval,
     ApprovalAnswer,
+    AuditLine,
     CallReply,
-    ClockAdvanced,
+    CallTool,
+    Command,
+    ConsentPlugin,
+    ControlJob,
+    EnablePlugin,
     HostReset,
     JobControlled,
     JobSummary,
+    KeepDisabled,
+    LiftSuspension,
+    ListApprovals,
+    ListJobs,
+    ListModules,
+    ListPlugins,
+    ModeDecision,
+    ModuleCard,
     PendingApproval,
+    PlayerClient,
     PlayerError,
+    PluginCard,
     PluginDecision,
+    PluginsReport,
+    ReadAudit,
+    ResetForTests,
+    SetMode,
+    SetModule,
+    SetToolSetting,
+    ShowJob,
 )
 
-__all__ = ["AUDIT_WINDOW", "WAIT", "Player"]
+from ._link import DIRECT, Link, bounded
+
+__all__ = ["AUDIT_WINDOW", "WAIT", "CallOutcomeError", "ClockAdvanced", "Player"]
+
+T = TypeVar("T")
+R = TypeVar("R", bound=msgspec.Struct)
 
 WAIT: Final = 10.0
 """Seconds one command may take by default (a loaded 2-core CI machine answers slowly)."""
 AUDIT_WINDOW: Final = 1000
 """Audit lines `audit` reads to find where the current test began (the host's last reset)."""
+
+
+class CallOutcomeError(AssertionError):
+    """Raised by `Player.result` when the call failed, and by `Player.error` when it succeeded."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClockAdvanced:
+    """`advance_clock`: the host's clock and the game's, moved together as `xivmcp advance-clock` does."""
+
+    host_time: float
+    game_time: float | None
+    """None when no game on the test clock was there to move (`game_message` says why)."""
+    game_message: str = ""
 
 
 class Player:
@@ -55,8 +97,9 @@ class Player:
     def __init__(
         self, client: PlayerClient, game: GameClient | None = None, *, link: Link = DIRECT, within: float = WAIT
     ) -> None:
-        """`client` sends the commands; `game` moves the game's test clock with the host's; `link`
-        says on which loop they run (see `_link`); `within` bounds each command (seconds)."""
+        """`client` sends the commands; `game` moves the game's test clock with the host's (without
+        it, `advance_clock` moves the host's alone); `link` says on which loop they run (see
+        `_link`); `within` bounds each command (seconds)."""
         self._client = client
         self._game = game
         self._link = link
@@ -67,24 +110,24 @@ class Player:
         """The player over your own bus connection `pi`, with the key of the host's `data_dir`."""
         return cls(PlayerClient.for_data_dir(pi, data_dir), GameClient(pi), within=within)
 
-    async def _send(self, cmd: str, *, answer_within: float | None = None, **fields: Any) -> dict[str, Any]:
-        """One command with its `fields` (which may have any name but `answer_within`, the bound)."""
-        reply = await self._run(cmd, answer_within, lambda: self._client.command(cmd, **fields))
-        return _ok(cmd, reply)
+    async def _send(self, command: Command[R], *, answer_within: float | None = None) -> R:
+        """One command, bounded by `answer_within` seconds (default: `within`)."""
+        client = self._client
+        return await self._run(command.cli_name(), lambda: client.send(command), answer_within)
 
-    async def _run(self, cmd: str, answer_within: float | None, work: Callable[[], Awaitable[dict[str, Any]]]) -> Any:
+    async def _run(self, what: str, work: Callable[[], Awaitable[T]], answer_within: float | None = None) -> T:
         limit = self.within if answer_within is None else answer_within
-        return await self._link.run(lambda: bounded(limit, f"XIV MCP's answer to the player's `{cmd}`", work()))
+        return await self._link.run(lambda: bounded(limit, f"XIV MCP's answer to the player's `{what}`", work()))
 
     # --- plugins -----------------------------------------------------------------------------
 
     async def plugins(self) -> PluginsReport:
         """`xivmcp plugins`: every plugin XIV MCP knows, its state, tools and capability modes."""
-        return msgspec.convert(await self._send("plugins"), PluginsReport)
+        return await self._send(ListPlugins())
 
     async def plugin(self, name: str) -> PluginCard:
         """One plugin's card from `plugins`; PlayerError if XIV MCP does not know it."""
-        cards = msgspec.convert(await self._send("plugins", plugin=name), PluginsReport).plugins
+        cards = (await self._send(ListPlugins(plugin=name))).plugins
         if not cards:
             known = ", ".join(card.name for card in (await self.plugins()).plugins) or "none yet"
             raise PlayerError(
@@ -94,34 +137,45 @@ class Player:
 
     async def enable(self, plugin: str, digest: str | None = None) -> PluginDecision:
         """`xivmcp enable PLUGIN [--digest D]`: consent to the registration shown now (or the one of `digest`)."""
-        return await self._decide("enable", plugin, digest)
+        return await self._decide(EnablePlugin, plugin, digest)
 
     async def consent(self, plugin: str, digest: str | None = None) -> PluginDecision:
         """`xivmcp consent PLUGIN [--digest D]`: accept a registration that grew (awaiting_consent)."""
-        return await self._decide("consent", plugin, digest)
+        return await self._decide(ConsentPlugin, plugin, digest)
 
-    async def _decide(self, cmd: str, plugin: str, digest: str | None) -> PluginDecision:
-        reply = await self._run(cmd, None, lambda: self._client.enable(plugin, digest, cmd=cmd))
-        return msgspec.convert(_ok(cmd, reply), PluginDecision)
+    async def _decide(
+        self, kind: type[EnablePlugin] | type[ConsentPlugin], plugin: str, digest: str | None
+    ) -> PluginDecision:
+        client = self._client
+
+        async def decide() -> PluginDecision:
+            shown = digest if digest is not None else await client.digest(plugin)
+            return await client.send(kind(plugin=plugin, digest=shown))
+
+        return await self._run("enable" if kind is EnablePlugin else "consent", decide)
 
     async def keep_disabled(self, plugin: str) -> PluginDecision:
         """`xivmcp keep-disabled PLUGIN`: not asked again until its registration grows."""
-        return msgspec.convert(await self._send("keep_disabled", plugin=plugin), PluginDecision)
+        return await self._send(KeepDisabled(plugin=plugin))
 
     async def lift(self, plugin: str) -> PluginDecision:
         """`xivmcp lift PLUGIN`: lift a suspension (only the player can)."""
-        return msgspec.convert(await self._send("lift", plugin=plugin), PluginDecision)
+        return await self._send(LiftSuspension(plugin=plugin))
 
-    async def mode(self, plugin: str, target: str, mode: str) -> PluginDecision:
+    async def mode(self, plugin: str, target: str, mode: str) -> ModeDecision:
         """`xivmcp mode PLUGIN TARGET MODE`: a capability id or one of its tools to allow, ask, deny or default."""
-        return msgspec.convert(await self._send("mode", plugin=plugin, target=target, mode=mode), PluginDecision)
+        return await self._send(SetMode(plugin=plugin, target=target, mode=mode))
+
+    async def set_modes(self, plugin: str, /, **modes: str) -> list[ModeDecision]:
+        """`mode` for several targets of one plugin, in order: ``set_modes("MyPlugin", game_ui="allow",
+        spend_gil="ask")`` (each keyword a capability id or tool name, each value a mode)."""
+        return [await self.mode(plugin, target, mode) for target, mode in modes.items()]
 
     # --- approvals ---------------------------------------------------------------------------
 
     async def approvals(self, wait: float = 0) -> list[PendingApproval]:
         """`xivmcp approvals [--wait S]`: those waiting; if none does yet, wait up to `wait` s for one."""
-        reply = await self._send("approvals", answer_within=self.within + wait, wait=wait)
-        return msgspec.convert(reply["approvals"], list[PendingApproval])
+        return (await self._send(ListApprovals(wait=wait), answer_within=self.within + wait)).approvals
 
     async def wait_approval(self, tool: str | None = None, wait: float = WAIT) -> PendingApproval:
         """The approval that waits for `tool` (any tool if None), waiting up to `wait` s for one to be asked."""
@@ -140,23 +194,23 @@ class Player:
         """`xivmcp approve ID [--session | --always]`: once, for this session, or always for this tool."""
         if session and always:
             raise ValueError("approve() takes session=True or always=True, not both (as `--session` or `--always`).")
-        answer = "approve_session" if session else "always_allow" if always else "approve_once"
-        return msgspec.convert(await self._send("answer", approvalId=approval_id, answer=answer), ApprovalAnswer)
+        answer = Answer.APPROVE_SESSION if session else Answer.ALWAYS_ALLOW if always else Answer.APPROVE_ONCE
+        return await self._send(AnswerApproval(approval_id=approval_id, answer=answer))
 
     async def decline(self, approval_id: str) -> ApprovalAnswer:
         """`xivmcp decline ID`: the call is told no."""
-        return msgspec.convert(await self._send("answer", approvalId=approval_id, answer="decline"), ApprovalAnswer)
+        return await self._send(AnswerApproval(approval_id=approval_id, answer=Answer.DECLINE))
 
     # --- audit, calls --------------------------------------------------------------------------
 
-    async def audit(self, plugin: str | None = None, limit: int = 50) -> list[AuditEntry]:
+    async def audit(self, plugin: str | None = None, limit: int = 50) -> list[AuditLine]:
         """`xivmcp audit [--plugin P] [-n LIMIT]`, oldest first, from the host's last `reset` on.
 
         A shared test system is reset before each test, so these are the current test's lines
-        (a host never reset gives its whole log). `limit` counts after the `plugin` filter.
+        (a host never reset gives its whole log, up to `AUDIT_WINDOW` lines). `limit` counts after
+        the `plugin` filter.
         """
-        reply = await self._send("audit", limit=AUDIT_WINDOW)
-        entries = msgspec.convert(reply["entries"], list[AuditEntry])
+        entries = (await self._send(ReadAudit(limit=AUDIT_WINDOW))).entries
         resets = [i for i, entry in enumerate(entries) if entry.details.get("reset") is True]
         since = entries[resets[-1] + 1 :] if resets else entries
         mine = [entry for entry in since if plugin is None or entry.plugin == plugin]
@@ -168,52 +222,63 @@ class Player:
         A call that waits for an approval blocks until it is answered: start it in a task (or,
         in a sync test, with `SyncPlayer.start_call`) and answer it with `wait_approval` + `approve`.
         """
-        reply = await self._send("call", answer_within=within, tool=tool, arguments=arguments or {})
-        return msgspec.convert(reply, CallReply)
+        return await self._send(CallTool(tool=tool, arguments=arguments or {}), answer_within=within)
+
+    async def result(self, tool: str, arguments: dict[str, Any] | None = None, *, within: float = WAIT) -> Any:
+        """`call` for a test that expects it to succeed: the tool's result (CallOutcomeError with the
+        error the assistant read if it failed)."""
+        reply = await self.call(tool, arguments, within=within)
+        if reply.is_error:
+            raise CallOutcomeError(f"The call of {tool} failed: {reply.error}")
+        return reply.result
+
+    async def error(self, tool: str, arguments: dict[str, Any] | None = None, *, within: float = WAIT) -> str:
+        """`call` for a test that expects it to fail: the error the assistant reads (CallOutcomeError
+        with the result if it succeeded)."""
+        reply = await self.call(tool, arguments, within=within)
+        if not reply.is_error:
+            raise CallOutcomeError(f"The call of {tool} succeeded with {reply.result!r}; an error was expected.")
+        return reply.error or ""
 
     # --- jobs --------------------------------------------------------------------------------
 
     async def jobs(self, finished: bool = True) -> list[JobSummary]:
         """`xivmcp jobs`: every job, newest first (without the finished ones if `finished` is False)."""
-        return msgspec.convert((await self._send("jobs", finished=finished))["jobs"], list[JobSummary])
+        return (await self._send(ListJobs(finished=finished))).jobs
 
     async def job(self, job_id: str, log_lines: int = 30) -> JobInfo:
         """`xivmcp job ID [-n LINES]`: one job (by id or name) with its steps, results and log."""
-        return msgspec.convert((await self._send("job", id=job_id, logLines=log_lines))["job"], JobInfo)
+        return (await self._send(ShowJob(id=job_id, log_lines=log_lines))).job
 
     async def pause_job(self, job_id: str) -> JobControlled:
         """`xivmcp job pause ID`."""
-        return await self._steer(job_id, "pause")
+        return await self._send(ControlJob(id=job_id, action="pause"))
 
     async def resume_job(self, job_id: str) -> JobControlled:
         """`xivmcp job resume ID`: the paused step runs again from its start."""
-        return await self._steer(job_id, "resume")
+        return await self._send(ControlJob(id=job_id, action="resume"))
 
     async def cancel_job(self, job_id: str) -> JobControlled:
         """`xivmcp job cancel ID`."""
-        return await self._steer(job_id, "cancel")
-
-    async def _steer(self, job_id: str, action: str) -> JobControlled:
-        return msgspec.convert(await self._send("job_control", id=job_id, action=action), JobControlled)
+        return await self._send(ControlJob(id=job_id, action="cancel"))
 
     # --- XIV MCP's own tools, the clock --------------------------------------------------------
 
-    async def modules(self) -> list[dict[str, Any]]:
+    async def modules(self) -> list[ModuleCard]:
         """`xivmcp modules`: each module of XIV MCP's own tools with its modes and each tool's setting."""
-        modules: list[dict[str, Any]] = (await self._send("modules"))["modules"]
-        return modules
+        return (await self._send(ListModules())).modules
 
     async def module(self, module: str, what: str, mode: str | None = None) -> str:
         """`xivmcp module MODULE reading|changes MODE` or `xivmcp module MODULE on|off`; the host's sentence."""
-        return str((await self._send("module", module=module, what=what, mode=mode))["message"])
+        return (await self._send(SetModule(module=module, what=what, mode=mode))).message
 
     async def tool(self, tool: str, setting: str) -> str:
         """`xivmcp tool TOOL group|allow|ask|deny`: one of XIV MCP's own tools on its own; the host's sentence."""
-        return str((await self._send("tool", tool=tool, setting=setting))["message"])
+        return (await self._send(SetToolSetting(tool=tool, setting=setting))).message
 
     async def advance_clock(self, seconds: float) -> ClockAdvanced:
         """`xivmcp advance-clock SECONDS`: the host's test clock, and the game's with it (one clock for all)."""
-        host_time = float((await self._send("advance_clock", seconds=seconds))["now"])
+        host_time = (await self._send(AdvanceClock(seconds=seconds))).now
         if self._game is None:
             return ClockAdvanced(host_time, None, "no game client was given to this Player")
         game = self._game
@@ -225,10 +290,4 @@ class Player:
 
     async def reset(self) -> HostReset:
         """Put a --test-clock host back at its start (the pytest plugin does this before each test)."""
-        return msgspec.convert(await self._send("reset", answer_within=self.within + 10), HostReset)
-
-
-def _ok(cmd: str, reply: dict[str, Any]) -> dict[str, Any]:
-    if reply.get("ok") is not True:
-        raise PlayerError(cmd, str(reply.get("error") or f"no reason given (the reply was {reply})"))
-    return reply
+        return await self._send(ResetForTests(), answer_within=self.within + 10)

@@ -10,20 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from gates.contract import JobInfo
-from gates.host import AuditEntry, PluginCard, PluginsReport
-
-from ._link import KitLoop
-from ._player import WAIT, Player
-from ._player_results import (
+from gates.player import (
     ApprovalAnswer,
+    AuditLine,
     CallReply,
-    ClockAdvanced,
     HostReset,
     JobControlled,
     JobSummary,
+    ModeDecision,
+    ModuleCard,
     PendingApproval,
+    PluginCard,
     PluginDecision,
+    PluginsReport,
 )
+
+from ._link import KitLoop
+from ._player import WAIT, ClockAdvanced, Player
 from ._sync import BackgroundCall
 
 __all__ = ["SyncPlayer"]
@@ -61,9 +64,13 @@ class SyncPlayer:
         """`xivmcp lift PLUGIN`."""
         return self._loop.call(lambda: self._player.lift(plugin))
 
-    def mode(self, plugin: str, target: str, mode: str) -> PluginDecision:
+    def mode(self, plugin: str, target: str, mode: str) -> ModeDecision:
         """`xivmcp mode PLUGIN TARGET MODE`."""
         return self._loop.call(lambda: self._player.mode(plugin, target, mode))
+
+    def set_modes(self, plugin: str, /, **modes: str) -> list[ModeDecision]:
+        """`mode` for several targets of one plugin: ``set_modes("MyPlugin", game_ui="allow")``."""
+        return self._loop.call(lambda: self._player.set_modes(plugin, **modes))
 
     def approvals(self, wait: float = 0) -> list[PendingApproval]:
         """`xivmcp approvals [--wait S]`."""
@@ -81,13 +88,21 @@ class SyncPlayer:
         """`xivmcp decline ID`."""
         return self._loop.call(lambda: self._player.decline(approval_id))
 
-    def audit(self, plugin: str | None = None, limit: int = 50) -> list[AuditEntry]:
+    def audit(self, plugin: str | None = None, limit: int = 50) -> list[AuditLine]:
         """`xivmcp audit [--plugin P] [-n LIMIT]`, from the host's last reset (this test's lines)."""
         return self._loop.call(lambda: self._player.audit(plugin, limit))
 
     def call(self, tool: str, arguments: dict[str, Any] | None = None, *, within: float = WAIT) -> CallReply:
         """`xivmcp call TOOL ARGS`, through the permission gate; blocks until the call ends."""
         return self._loop.call(lambda: self._player.call(tool, arguments, within=within))
+
+    def result(self, tool: str, arguments: dict[str, Any] | None = None, *, within: float = WAIT) -> Any:
+        """`call` that must succeed: the tool's result (CallOutcomeError with the error otherwise)."""
+        return self._loop.call(lambda: self._player.result(tool, arguments, within=within))
+
+    def error(self, tool: str, arguments: dict[str, Any] | None = None, *, within: float = WAIT) -> str:
+        """`call` that must fail: the error the assistant reads (CallOutcomeError with the result otherwise)."""
+        return self._loop.call(lambda: self._player.error(tool, arguments, within=within))
 
     def start_call(
         self, tool: str, arguments: dict[str, Any] | None = None, *, within: float = WAIT
@@ -118,7 +133,7 @@ class SyncPlayer:
         """`xivmcp job cancel ID`."""
         return self._loop.call(lambda: self._player.cancel_job(job_id))
 
-    def modules(self) -> list[dict[str, Any]]:
+    def modules(self) -> list[ModuleCard]:
         """`xivmcp modules`."""
         return self._loop.call(self._player.modules)
 

@@ -6,7 +6,6 @@ import argparse
 import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -36,6 +35,7 @@ from gates.checking._definitions import (
 from gates.checking._session import CallSeen
 from gates.checking._verdicts import is_exception_text, judge_call
 from gates.host import AuditEntry
+from gates.player import CallReply, CallTool
 from xivmcp._check_cli import target_of
 
 FLAG_SCHEMA = {
@@ -144,7 +144,7 @@ def test_an_undeclared_effect_of_a_long_call_is_flagged_and_a_quick_tool_that_ho
     assert set(found) == {Rule.UNDECLARED_EFFECT, Rule.CHANGED_ON_ERROR, Rule.SLOW_QUICK_TOOL}
     assert found[Rule.UNDECLARED_EFFECT].message.startswith("XIV MCP would flag the call in its audit log: p_buy: 9")
     assert "did not answer within the two minutes" in found[Rule.SLOW_QUICK_TOOL].message
-    clean = CallSeen("p_buy", {}, {"ok": True, "result": {}}, 0.1, audit=CallLine(ok=True, effects=[], call_id="c2"))
+    clean = CallSeen("p_buy", {}, CallReply(result={}), 0.1, audit=CallLine(ok=True, effects=[], call_id="c2"))
     assert judge_call("P", clean, why_invalid=None, quick_limit=1.0) == []  # a call that ran and did no wrong
 
 
@@ -284,13 +284,12 @@ def test_the_tools_of_a_plugin_with_more_than_a_page_are_each_checked_once() -> 
 
     names = [f"big_t{n}" for n in range(2 * PAGE + 30)]
 
-    async def player(cmd: str, **fields: Any) -> dict[str, Any]:
-        arguments = fields["arguments"]
-        offset, limit = arguments.get("offset", 0), arguments["limit"]
+    async def send(command: CallTool) -> CallReply:
+        offset, limit = command.arguments.get("offset", 0), command.arguments["limit"]
         items = [{"name": name, "description": "Does it."} for name in names[offset : offset + limit]]
-        return {"ok": True, "result": {"total": len(names), "offset": offset, "items": items}}
+        return CallReply(result={"total": len(names), "offset": offset, "items": items})
 
     session = CheckSession.__new__(CheckSession)
-    session.player = player  # type: ignore[method-assign]  # the host's side, as search_tools answers
+    session.send = send  # type: ignore[method-assign,assignment]  # the host's side, as search_tools answers
     found = anyio.run(session.offered, "Big")
     assert [tool.name for tool in found] == names

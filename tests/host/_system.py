@@ -1,11 +1,11 @@
-"""Helpers of the host tests, on the shipped harness (`gates.testing`): the test's own peer, the player.
+"""Helpers of the host tests, on the shipped kit (`gates.testing`): the test's own peer, the player.
 
     with host_system(tmp_path) as system:        # broker + host (`--test-clock --no-mcp`), free port
         plugin = system.start_plugin("plugins_sample.myplugin")
         await plugin.expect("MyPlugin: registered myplugin_restock")
         async with broker.connect(system.endpoint, "TestPeer") as pi:
-            player = Player(pi, system.data_dir)
-            await player.ok("enable", plugin="MyPlugin")
+            player = player_of(pi, system.data_dir)    # the kit's `Player`
+            await player.enable("MyPlugin")
 
 Every process is stopped by pid by the harness (`XivMcpSystem.close`), whatever the test did;
 `expect()` waits for a line (an event), never for time to pass.
@@ -27,15 +27,14 @@ import anyio.abc
 import broker
 from broker import Broker, BrokerConfig
 from gates.host import Host, HostConfig, host_running
-from gates.player import PlayerClient
-from gates.testing import Process, XivMcpSystem, free_endpoint, xivmcp_argv
+from gates.player import CallReply, PlayerClient
+from gates.testing import Player, Process, XivMcpSystem, free_endpoint, xivmcp_argv
 
 __all__ = [
     "HOST_FLAGS",
     "ROOT",
     "WAIT",
     "CallInFlight",
-    "Player",
     "Process",
     "TestPlugin",
     "XivMcpSystem",
@@ -45,6 +44,7 @@ __all__ = [
     "inprocess_host",
     "new_system",
     "ok",
+    "player_of",
     "plugin_peer",
     "read_audit",
     "refused",
@@ -144,64 +144,10 @@ async def refused(pi: broker.PluginInterface, name: str, *args: object) -> str:
     return str(reply["error"])
 
 
-class Player:
-    """The player at the /xivmcp window: commands on `XivMcp.Player`, the key proven as `xivmcp` does.
-
-    `enable` and `consent` without a `digest` consent to the registration shown now, as the
-    command line does; pass `digest=` to consent to one seen earlier.
-    """
-
-    def __init__(self, pi: broker.PluginInterface, data_dir: Path) -> None:
-        self.pi = pi
-        self.client = PlayerClient.for_data_dir(pi, data_dir)
-
-    async def __call__(self, cmd: str, *, within: float = WAIT, **fields: Any) -> dict[str, Any]:
-        with anyio.fail_after(within):
-            if cmd in ("enable", "consent"):
-                return await self.client.enable(fields["plugin"], fields.get("digest"), cmd=cmd)
-            return await self.client.command(cmd, **fields)
-
-    async def ok(self, cmd: str, *, within: float = WAIT, **fields: Any) -> dict[str, Any]:
-        reply = await self(cmd, within=within, **fields)
-        assert reply.get("ok") is True, reply
-        return reply
-
-    async def plugin(self, name: str) -> dict[str, Any]:
-        """The plugin's card in `plugins`."""
-        plugins = (await self.ok("plugins"))["plugins"]
-        cards = [p for p in plugins if p["name"] == name]
-        assert cards, f"{name} is not among {[p['name'] for p in plugins]}"
-        card: dict[str, Any] = cards[0]
-        return card
-
-    async def call(self, tool: str, arguments: dict[str, Any] | None = None, *, within: float = WAIT) -> dict[str, Any]:
-        """`call` as the assistant would: {"ok": true, "result": …} or {"ok": true, "isError": true, "error": …}."""
-        return await self.ok("call", tool=tool, arguments=arguments or {}, within=within)
-
-    async def result(self, tool: str, arguments: dict[str, Any] | None = None) -> Any:
-        reply = await self.call(tool, arguments)
-        assert "isError" not in reply, reply
-        return reply["result"]
-
-    async def error(self, tool: str, arguments: dict[str, Any] | None = None) -> str:
-        reply = await self.call(tool, arguments)
-        assert reply.get("isError") is True, reply
-        return str(reply["error"])
-
-    async def approval(self, tool: str) -> dict[str, Any]:
-        """Wait until an approval for `tool` waits for the player; return it."""
-        approvals = (await self.ok("approvals", wait=WAIT, within=WAIT + 5))["approvals"]
-        mine = [a for a in approvals if a["tool"] == tool]
-        assert mine, f"no approval for {tool} waits: {approvals}"
-        found: dict[str, Any] = mine[0]
-        return found
-
-    async def answer(self, approval_id: str, answer: str) -> dict[str, Any]:
-        return await self.ok("answer", approvalId=approval_id, answer=answer)
-
-    async def set_modes(self, plugin: str, **modes: str) -> None:
-        for target, mode in modes.items():
-            await self.ok("mode", plugin=plugin, target=target, mode=mode)
+def player_of(pi: broker.PluginInterface, data_dir: Path) -> Player:
+    """The shipped `gates.testing.Player` on the test's own peer, with the key of `data_dir`. Its
+    `advance_clock` moves the host's clock alone: a test that runs a game moves the game's itself."""
+    return Player(PlayerClient.for_data_dir(pi, data_dir))
 
 
 class CallInFlight:
@@ -209,18 +155,26 @@ class CallInFlight:
 
     def __init__(self) -> None:
         self.done = anyio.Event()
-        self.reply: dict[str, Any] = {}
+        self.reply: CallReply | None = None
+        self.lost: str | None = None
+        """The bus's error when the host went away during the call (then there is no reply)."""
 
     async def run(self, player: Player, tool: str, arguments: dict[str, Any] | None) -> None:
         try:
-            self.reply = await player.ok("call", tool=tool, arguments=arguments or {}, within=WAIT * 3)
+            self.reply = await player.call(tool, arguments, within=WAIT * 3)
         except broker.IpcError as exc:  # the host went away during the call
-            self.reply = {"ipcError": f"{type(exc).__name__}: {exc}"}
+            self.lost = f"{type(exc).__name__}: {exc}"
         self.done.set()
 
-    async def outcome(self) -> dict[str, Any]:
+    async def ended(self) -> None:
+        """Wait until the call has ended, with a reply or lost."""
         with anyio.fail_after(WAIT):
             await self.done.wait()
+
+    async def outcome(self) -> CallReply:
+        """The call's reply, once it has one (an assertion error if it was lost)."""
+        await self.ended()
+        assert self.reply is not None, self.lost
         return self.reply
 
 

@@ -12,7 +12,7 @@ import pytest
 import broker
 from game import GameClient
 
-from ._system import Player, XivMcpSystem
+from ._system import XivMcpSystem, player_of
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,10 +26,10 @@ async def test_client_sample_registers_its_tools_and_acts_on_the_game_as_itself(
         "ClientSample: registered clientsample_restock (undecided)"
     )
     async with broker.connect(system.endpoint, "TestPeer") as pi:
-        player, game = Player(pi, system.data_dir), GameClient(pi)
-        assert (await player.ok("enable", plugin="ClientSample"))["state"] == "enabled"
+        player, game = player_of(pi, system.data_dir), GameClient(pi)
+        assert (await player.enable("ClientSample")).state == "enabled"
         card = await player.plugin("ClientSample")
-        assert [t["name"] for t in card["tools"]] == [f"clientsample_{tool}" for tool in TOOLS]
+        assert [t.name for t in card.tools] == [f"clientsample_{tool}" for tool in TOOLS]
         await player.set_modes("ClientSample", game_ui="allow")
         seq = (await game.snapshot()).seq
         placed = await player.result("clientsample_set_flag", {"x": 21.4, "y": 9.8, "name": "Summit"})

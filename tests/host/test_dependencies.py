@@ -152,7 +152,7 @@ def test_g6_a_built_in_with_optional_plugins_is_ok_and_lists_them_with_what_happ
 def test_g6_needed_true_gives_state_needs_plugin() -> None:
     entry = check_dependency(Dependency("find_vendors"), PluginWorld(), owner_of=no_tools, enabled=nobody_enabled)
     assert entry.state is DependencyState.NEEDS_PLUGIN
-    assert entry.message == "Needs Item Vendor Location, which is not installed or not loaded."
+    assert entry.message == "Needs Item Vendor Location, which is not installed or not enabled."
     [install] = entry.install
     assert install.needed and install.repo == "official" and install.without is None
     ready = check_dependency(

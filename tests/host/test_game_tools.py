@@ -10,9 +10,9 @@ not depend on each other's order. Waits are for progress lines, gate calls or re
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -24,8 +24,9 @@ import pytest
 import broker
 from game import GameClient, ground_distance
 from gates.host.tools._core_definitions import OUTPUT_SCHEMAS
+from gates.player import CallReply, CallTool, PlayerClient, ProgressEvent, decode_call_event
 
-from ._system import WAIT, Player, XivMcpSystem, run_in_thread
+from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
 from .game_peers import clicker_peer, navmesh_peer
 
 pytestmark = pytest.mark.asyncio
@@ -47,7 +48,7 @@ def world(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
 
     async def allow() -> None:
         async with broker.connect(system.endpoint, "TestSetup") as pi:
-            await Player(pi, system.data_dir).ok("module", module="game_navigation", what="changes", mode="allow")
+            await player_of(pi, system.data_dir).module("game_navigation", "changes", "allow")
 
     run_in_thread(allow)
     yield system
@@ -56,30 +57,28 @@ def world(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
 class Assistant:
     """The player's `call` command as the assistant's calls, with the call's progress lines on a stream."""
 
-    def __init__(self, pi: broker.PluginInterface, player: Player) -> None:
+    def __init__(self, pi: broker.PluginInterface, data_dir: Path) -> None:
         self.pi = pi
-        self.player = player
+        self.player = player_of(pi, data_dir)
+        self._client = PlayerClient.for_data_dir(pi, data_dir)  # `call` with `notify`, which the kit's Player has not
         self.gate = f"{pi.name}.CallEvents"
         self._lines, self._stream = anyio.create_memory_object_stream[str](100)
         pi.get_ipc_provider(self.gate, params=(str,)).register_action(self._event)
 
     def _event(self, text: str) -> None:
-        event = json.loads(text)
-        if event.get("kind") == "progress":
-            self._lines.send_nowait(event["text"])
+        event = decode_call_event(text)
+        if isinstance(event, ProgressEvent):
+            self._lines.send_nowait(event.text)
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        return await self.player.ok("call", tool=tool, arguments=arguments or {}, notify=self.gate, within=WAIT * 3)
+    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> CallReply:
+        with anyio.fail_after(WAIT * 3):
+            return await self._client.send(CallTool(tool=tool, arguments=arguments or {}, notify=self.gate))
 
     async def result(self, tool: str, arguments: dict[str, Any] | None = None) -> Any:
-        reply = await self.call(tool, arguments)
-        assert "isError" not in reply, reply
-        return matching_schema(tool, reply["result"])
+        return _result(tool, await self.call(tool, arguments))
 
     async def error(self, tool: str, arguments: dict[str, Any] | None = None) -> str:
-        reply = await self.call(tool, arguments)
-        assert reply.get("isError") is True, reply
-        return str(reply["error"])
+        return _error(await self.call(tool, arguments))
 
     async def progress(self) -> str:
         with anyio.fail_after(WAIT):
@@ -95,37 +94,47 @@ class Assistant:
         return reply
 
 
+def _result(tool: str, reply: CallReply) -> Any:
+    assert not reply.is_error, reply
+    return matching_schema(tool, reply.result)
+
+
+def _error(reply: CallReply) -> str:
+    assert reply.is_error and reply.error is not None, reply
+    return reply.error
+
+
 class Reply:
     """A call made in the background: its reply once it came."""
 
     def __init__(self, tool: str) -> None:
         self._tool = tool
         self._done = anyio.Event()
-        self._reply: dict[str, Any] = {}
+        self._reply: CallReply | None = None
 
-    async def take(self, call: Any) -> None:
+    async def take(self, call: Awaitable[CallReply]) -> None:
         self._reply = await call
         self._done.set()
 
-    async def result(self) -> Any:
+    async def _taken(self) -> CallReply:
         with anyio.fail_after(WAIT * 3):
             await self._done.wait()
-        assert "isError" not in self._reply, self._reply
-        return matching_schema(self._tool, self._reply["result"])
+        assert self._reply is not None
+        return self._reply
+
+    async def result(self) -> Any:
+        return _result(self._tool, await self._taken())
 
     async def error(self) -> str:
-        with anyio.fail_after(WAIT * 3):
-            await self._done.wait()
-        assert self._reply.get("isError") is True, self._reply
-        return str(self._reply["error"])
+        return _error(await self._taken())
 
 
 @asynccontextmanager
 async def session(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
     """The assistant and the game, with the character logged in at its start and no flag or window."""
     async with broker.connect(system.endpoint, "Tester") as pi:
-        player, game = Player(pi, system.data_dir), GameClient(pi)
-        assistant = Assistant(pi, player)
+        game = GameClient(pi)
+        assistant = Assistant(pi, system.data_dir)
         await pi.flush()  # the host can send progress lines to the CallEvents gate
         await game.set("logged_in", True)
         await game.end_combat()
@@ -259,14 +268,14 @@ async def test_w5_a_refused_flag_leaves_the_world_unchanged(
 
 async def test_w5_game_navigation_changes_are_denied_until_the_player_allows_them(world: XivMcpSystem) -> None:
     async with session(world) as (assistant, game):
-        await assistant.player.ok("module", module="game_navigation", what="changes", mode="default")
+        await assistant.player.module("game_navigation", "changes", "default")
         try:
             before = await seq(game)
             assert await assistant.error("set_map_flag", {"x": 10, "y": 10}) == DENIED
             assert (await game.changes(before)).changes == []
             assert (await assistant.result("get_position"))["flag"] is None  # reading is still allowed
         finally:
-            await assistant.player.ok("module", module="game_navigation", what="changes", mode="allow")
+            await assistant.player.module("game_navigation", "changes", "allow")
         assert (await assistant.result("set_map_flag", {"x": 10, "y": 10}))["flag"]["x"] == 10
 
 
@@ -437,7 +446,7 @@ async def test_w6_navigate_to_times_out_on_the_hosts_clock(world: XivMcpSystem) 
     async with session(world) as (assistant, game), anyio.create_task_group() as tg:
         going = assistant.start(tg, "navigate_to", {"destination": "summoning_bell", "timeout_seconds": 1})
         await assistant.progress()  # asked to walk: the deadline (clamped to 10 s) is set
-        await assistant.player.ok("advance_clock", seconds=10)
+        await assistant.player.advance_clock(10)
         result = await going.result()
         assert (result["arrived"], result["reason"]) == (False, "timed out")
 
@@ -532,7 +541,7 @@ async def test_w6_wait_until_arrived_times_out_on_the_hosts_clock_with_the_real_
             tg, "wait_until_arrived", {"zone": "Tuliyollal", "x": 30, "y": 30, "timeout_minutes": 1}
         )
         await assistant.progress()  # it waits: its deadline is set
-        await assistant.player.ok("advance_clock", seconds=60)
+        await assistant.player.advance_clock(60)
         assert await waiting.error() == (
             "Didn't reach Tuliyollal (30.0, 30.0) within 1 minutes. The flag is still set; retry the step to keep "
             "waiting."
@@ -551,8 +560,8 @@ async def test_w6_wait_until_arrived_without_coordinates_or_a_flag_is_refused(wo
 
 async def test_w5_without_a_game_the_tools_say_how_to_start_one(fresh_system: XivMcpSystem) -> None:
     async with broker.connect(fresh_system.endpoint, "Tester") as pi:
-        player = Player(pi, fresh_system.data_dir)
-        await player.ok("module", module="game_navigation", what="changes", mode="allow")
+        player = player_of(pi, fresh_system.data_dir)
+        await player.module("game_navigation", "changes", "allow")
         for tool, arguments in (
             ("get_game_status", {}),
             ("get_position", {}),
@@ -561,7 +570,7 @@ async def test_w5_without_a_game_the_tools_say_how_to_start_one(fresh_system: Xi
             ("list_windows", {}),
         ):
             reply = await player.call(tool, arguments)
-            assert reply.get("error") == "The game is not running: start it with `xivmcp game` (or `xivmcp up`).", tool
+            assert reply.error == "The game is not running: start it with `xivmcp game` (or `xivmcp up`).", tool
 
 
 async def job_done(assistant: Assistant, job_id: str) -> dict[str, Any]:

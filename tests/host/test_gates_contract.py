@@ -16,9 +16,19 @@ import pytest
 import broker
 from broker import Broker, BrokerConfig
 from gates.host import HostLimits
-from gates.player import NotYourHostError, PlayerClient, host_proof, new_nonce, player_mac, read_player_key
+from gates.player import (
+    KeepDisabled,
+    NotYourHostError,
+    PlayerClient,
+    PlayerError,
+    host_proof,
+    new_nonce,
+    player_mac,
+    read_player_key,
+)
+from gates.testing import Player
 
-from ._system import WAIT, Player, TestPlugin, gate, inprocess_host, ok, plugin_peer, read_audit, refused, start_call
+from ._system import WAIT, TestPlugin, gate, inprocess_host, ok, player_of, plugin_peer, read_audit, refused, start_call
 
 pytestmark = pytest.mark.asyncio
 
@@ -94,14 +104,14 @@ async def test_g1_api_version_answers_2_and_is_ready_answers_true(tmp_path: Path
 async def test_g1_a_plugins_gates_are_named_internal_name_dot_xivmcp_dot_gate(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
         await plugin.register("testpeer_do")
-        await Player(plugin.pi, tmp_path).ok("enable", plugin="TestPeer")
-        await Player(plugin.pi, tmp_path).ok("mode", plugin="TestPeer", target="game_ui", mode="allow")
+        await player_of(plugin.pi, tmp_path).enable("TestPeer")
+        await player_of(plugin.pi, tmp_path).mode("TestPeer", "game_ui", "allow")
         async with anyio.create_task_group() as tg:
-            call = start_call(tg, Player(plugin.pi, tmp_path), "testpeer_do", {"n": 1})
+            call = start_call(tg, player_of(plugin.pi, tmp_path), "testpeer_do", {"n": 1})
             call_id, name, args = await plugin.next_invoke()  # arrived on TestPeer.XivMcp.Invoke
             assert (name, json.loads(args)) == ("testpeer_do", {"n": 1})
             await ok(plugin.pi, "CompleteCall", call_id, '{"done": true}')
-            assert (await call.outcome())["result"] == {"done": True}
+            assert (await call.outcome()).result == {"done": True}
 
 
 async def test_g1_list_capabilities_returns_the_catalog(tmp_path: Path) -> None:
@@ -423,7 +433,7 @@ async def test_t6_a_plugin_cannot_take_another_plugins_tool_name(tmp_path: Path)
 
 async def test_g5_get_status_reports_state_can_run_reason_tools_capabilities_and_dependencies(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
-        player = Player(pi, tmp_path)
+        player = player_of(pi, tmp_path)
         await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
         await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_buy", capabilities=["spend_gil"]))
         status = await ok(pi, "GetStatus", "TestPeer")
@@ -436,8 +446,8 @@ async def test_g5_get_status_reports_state_can_run_reason_tools_capabilities_and
         assert status["capabilities"] == [{"id": "read_game", "mode": "deny"}, {"id": "spend_gil", "mode": "deny"}]
         assert status["dependencies"] == []
 
-        await player.ok("enable", plugin="TestPeer")
-        await player.ok("mode", plugin="TestPeer", target="testpeer_buy", mode="allow")
+        await player.enable("TestPeer")
+        await player.mode("TestPeer", "testpeer_buy", "allow")
         status = await ok(pi, "GetStatus", "TestPeer")
         assert (status["state"], status["canRun"], status["suspendReason"]) == ("enabled", True, None)
         assert status["tools"] == [
@@ -446,14 +456,14 @@ async def test_g5_get_status_reports_state_can_run_reason_tools_capabilities_and
         ]
         assert status["capabilities"] == [{"id": "read_game", "mode": "allow"}, {"id": "spend_gil", "mode": "ask"}]
 
-        await player.ok("keep_disabled", plugin="TestPeer")
+        await player.keep_disabled("TestPeer")
         status = await ok(pi, "GetStatus", "TestPeer")
         assert (status["state"], status["canRun"]) == ("kept_disabled", False)
 
 
 async def test_g5_check_permission_is_deny_unless_enabled_then_the_players_mode(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
-        player = Player(pi, tmp_path)
+        player = player_of(pi, tmp_path)
         await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_buy", capabilities=["spend_gil"]))
         reply = await ok(pi, "CheckPermission", "TestPeer", "spend_gil")
         assert {k: reply[k] for k in ("mode", "enabled", "suspended", "state")} == {
@@ -462,16 +472,17 @@ async def test_g5_check_permission_is_deny_unless_enabled_then_the_players_mode(
             "suspended": False,
             "state": "undecided",
         }
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         assert (await ok(pi, "CheckPermission", "TestPeer", "spend_gil"))["mode"] == "ask"
         assert (await ok(pi, "CheckPermission", "TestPeer", "read_game"))["mode"] == "allow"
-        await player.ok("mode", plugin="TestPeer", target="spend_gil", mode="deny")
+        await player.mode("TestPeer", "spend_gil", "deny")
         reply = await ok(pi, "CheckPermission", "TestPeer", "spend_gil")
         assert (reply["mode"], reply["enabled"], reply["state"]) == ("deny", True, "enabled")
-        await player.ok("mode", plugin="TestPeer", target="spend_gil", mode="allow")
+        await player.mode("TestPeer", "spend_gil", "allow")
         assert (await ok(pi, "CheckPermission", "TestPeer", "spend_gil"))["mode"] == "allow"
         # a critical capability is never more than ask
-        assert "never allow" in (await player("mode", plugin="TestPeer", target="discard_items", mode="allow"))["error"]
+        with pytest.raises(PlayerError, match="never allow"):
+            await player.mode("TestPeer", "discard_items", "allow")
         assert (await ok(pi, "CheckPermission", "TestPeer", "discard_items"))["mode"] == "ask"
 
 
@@ -518,7 +529,7 @@ async def test_g6_each_entry_reports_state_message_and_install(tmp_path: Path) -
         assert navigate["message"].startswith("Ready.")
         assert [i["plugin"] for i in navigate["install"]] == ["vnavmesh", "Lifestream"]
         assert all(i["needed"] is False and i["without"] for i in navigate["install"])
-        assert (announce["plugin"], announce["state"]) == ("OtherPlugin", "plugin_not_loaded")
+        assert (announce["plugin"], announce["state"]) == ("OtherPlugin", "plugin_missing")  # never installed (F2)
         assert announce["install"][0]["repo"] == "https://example.com/repo.json"
         # a built-in that cannot run without its plugin
         assert duty["state"] == "needs_plugin"
@@ -529,12 +540,12 @@ async def test_g6_another_plugins_tool_is_ok_once_its_plugin_is_connected_regist
     tmp_path: Path,
 ) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
-        assert (await declare(pi, other_plugin_tool()))[0]["state"] == "plugin_not_loaded"
+        assert (await declare(pi, other_plugin_tool()))[0]["state"] == "plugin_missing"
         async with broker.connect(endpoint, "OtherPlugin") as other:
             assert (await declare(pi, other_plugin_tool()))[0]["state"] == "tool_missing"
             await ok(other, "RegisterTool", "OtherPlugin", tool("otherplugin_announce", capabilities=["chat_send"]))
             assert (await declare(pi, other_plugin_tool()))[0]["state"] == "not_enabled"
-            await Player(pi, tmp_path).ok("enable", plugin="OtherPlugin")
+            await player_of(pi, tmp_path).enable("OtherPlugin")
             assert (await declare(pi, other_plugin_tool()))[0]["state"] == "ok"
 
 
@@ -583,10 +594,10 @@ async def test_g6_at_most_64_tools(tmp_path: Path) -> None:
 
 async def test_g7_invoke_replies_result_error_or_pending(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         for name in ("testpeer_result", "testpeer_error", "testpeer_pending", "testpeer_garbage"):
             await plugin.register(name, readOnly=True)
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
 
         async def result(*_: str) -> str:
             return '{"result": {"kills": 3}}'
@@ -608,16 +619,16 @@ async def test_g7_invoke_replies_result_error_or_pending(tmp_path: Path) -> None
             call_id, _, _ = await plugin.next_invoke()
             # the result itself, not wrapped: a document with a "result" key stays as it is
             await ok(plugin.pi, "CompleteCall", call_id, '{"result": "kept as sent"}')
-            assert (await call.outcome())["result"] == {"result": "kept as sent"}
+            assert (await call.outcome()).result == {"result": "kept as sent"}
 
 
 async def test_g7_complete_call_fail_call_and_request_approval_work_from_inside_invoke(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_inline", capabilities=["game_ui"])
         await plugin.register("testpeer_refuse", capabilities=["game_ui"])
-        await player.ok("enable", plugin="TestPeer")
-        await player.ok("mode", plugin="TestPeer", target="game_ui", mode="allow")
+        await player.enable("TestPeer")
+        await player.mode("TestPeer", "game_ui", "allow")
         approvals: list[dict[str, Any]] = []
 
         async def inline(call_id: str, *_: str) -> str:
@@ -643,9 +654,9 @@ async def test_g7_a_call_ends_once_and_only_its_plugin_ends_it(tmp_path: Path) -
         plugin_peer(endpoint, "TestPeer") as plugin,
         broker.connect(endpoint, "Spoofer") as spoofer,
     ):
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_slow", readOnly=True)
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_slow")
             call_id, _, _ = await plugin.next_invoke()
@@ -657,16 +668,16 @@ async def test_g7_a_call_ends_once_and_only_its_plugin_ends_it(tmp_path: Path) -
             error = await refused(plugin.pi, "CompleteCall", call_id, "{not json")
             assert "not valid JSON" in error and "still pending" in error
             await ok(plugin.pi, "CompleteCall", call_id, "31")
-            assert (await call.outcome())["result"] == 31
+            assert (await call.outcome()).result == 31
         assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "CompleteCall", call_id, "32")
         assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "FailCall", call_id, "late")
 
 
 async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_approval_follows(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_shop", capabilities=["game_ui", "spend_gil", "move_items"])
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         await player.set_modes("TestPeer", game_ui="allow", spend_gil="allow", move_items="allow")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_shop")
@@ -686,22 +697,22 @@ async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_ap
             pending = await ask("spend_gil")
             assert pending["state"] == "pending"
             assert (await ok(plugin.pi, "GetApproval", pending["approvalId"]))["state"] == "pending"
-            waiting = (await player.ok("approvals"))["approvals"]
-            assert [(a["approvalId"], a["summary"]) for a in waiting] == [
+            waiting = await player.approvals()
+            assert [(a.approval_id, a.summary) for a in waiting] == [
                 (pending["approvalId"], "Buy 3 potions for 1,200 gil")
             ]
-            await player.answer(pending["approvalId"], "approve_once")
+            await player.approve(pending["approvalId"])
             assert (await ok(plugin.pi, "GetApproval", pending["approvalId"]))["state"] == "approved"
 
             declined = await ask("spend_gil")
-            await player.answer(declined["approvalId"], "decline")
+            await player.decline(declined["approvalId"])
             assert (await ok(plugin.pi, "GetApproval", declined["approvalId"]))["state"] == "denied"
 
             # SPEC: G8 - an approval window declines after two minutes (the test clock moves, nobody sleeps)
             expiring = await ask("spend_gil")
-            await player.ok("advance_clock", seconds=119)
+            await player.advance_clock(119)
             assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "pending"
-            await player.ok("advance_clock", seconds=2)
+            await player.advance_clock(2)
             assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "denied"
 
             error = await refused(plugin.pi, "RequestApproval", call_id, '{"capability": "spend_gil", "summary": " "}')
@@ -715,9 +726,9 @@ async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_ap
 
 async def test_g9_asking_for_a_capability_the_tool_did_not_declare_is_denied_and_flagged(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_map", capabilities=["game_ui"])
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         await player.set_modes("TestPeer", game_ui="allow", spend_gil="allow")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_map")
@@ -732,8 +743,8 @@ async def test_g9_asking_for_a_capability_the_tool_did_not_declare_is_denied_and
             ("TestPeer", "testpeer_map", ["spend_gil"])
         ]
         assert [e["details"]["kind"] for e in flagged] == ["during_call"]
-        entries = (await player.ok("audit", plugin="TestPeer"))["entries"]
-        assert [e["details"]["capabilities"] for e in entries if e["flagged"]] == [["spend_gil"]]
+        entries = await player.audit(plugin="TestPeer")
+        assert [e.details["capabilities"] for e in entries if e.flagged] == [["spend_gil"]]
 
 
 # --------------------------------------------------------------------------- the player's gate
@@ -754,9 +765,9 @@ ONLY_THE_PLAYER = "Only the player can use XivMcp.Player"
 
 async def allowed_tool(plugin: TestPlugin, data_dir: Path, name: str, capability: str) -> Player:
     """Register `name` (needing `capability`), enable the plugin and allow the capability: the player."""
-    player = Player(plugin.pi, data_dir)
+    player = player_of(plugin.pi, data_dir)
     await plugin.register(name, capabilities=[capability])
-    await player.ok("enable", plugin=plugin.name)
+    await player.enable(plugin.name)
     await player.set_modes(plugin.name, **{capability: "allow"})
     return player
 
@@ -809,7 +820,7 @@ async def test_b8_an_impostor_xivmcp_never_sees_the_key_and_the_player_is_told(t
                 await pi.get_ipc_subscriber("XivMcp.PlayerHello").wait_ready()
             client = PlayerClient.for_data_dir(pi, tmp_path)
             with pytest.raises(NotYourHostError, match="This XivMcp is not your host"):
-                await client.command("keep_disabled", plugin="MyPlugin")
+                await client.send(KeepDisabled(plugin="MyPlugin"))
     finally:
         bus.close()
     assert len(seen) == 1  # the challenge only: no command was sent
@@ -818,13 +829,15 @@ async def test_b8_an_impostor_xivmcp_never_sees_the_key_and_the_player_is_told(t
 
 async def test_player_gate_refuses_a_malformed_command_with_a_message(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
-        player = Player(pi, tmp_path)
+        player = player_of(pi, tmp_path)
         key = read_player_key(tmp_path)
         for command in ("{", "[]", '{"cmd": "fly"}', '{"cmd": "audit", "limit": "x"}', '{"cmd": "enable"}'):
             reply = await proven(pi, key, command)
             assert reply["ok"] is False and "player command" in reply["error"], reply
-        assert "No plugin named 'Nobody'" in (await player("enable", plugin="Nobody"))["error"]
-        assert "is not a mode" in (await player("mode", plugin="X", target="game_ui", mode="sometimes"))["error"]
+        with pytest.raises(PlayerError, match="No plugin named 'Nobody'"):
+            await player.enable("Nobody")
+        with pytest.raises(PlayerError, match="is not a mode"):
+            await player.mode("X", "game_ui", "sometimes")
 
 
 # --------------------------------------------------------------------------- B5: ids of one host process
@@ -844,7 +857,7 @@ async def test_b5_call_ids_differ_across_host_processes_and_an_old_id_is_refused
                         error = await refused(plugin.pi, gate_name, old, arg)
                         assert error.startswith(f"No call '{old}': this XIV MCP never started it"), error
                 await ok(plugin.pi, "CompleteCall", call_id, '{"done": true}')
-                assert (await call.outcome())["result"] == {"done": True}
+                assert (await call.outcome()).result == {"done": True}
             ids.append(call_id)
     assert ids[0] != ids[1] and all(i.startswith("c1-") for i in ids)
 
@@ -878,27 +891,27 @@ async def test_b5_get_approval_answers_only_the_plugin_it_belongs_to(tmp_path: P
 async def test_a6_consent_is_for_the_registration_the_player_saw_not_one_that_grew_meanwhile(tmp_path: Path) -> None:
     # SPEC: A6, T7
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_look", readOnly=True)
-        seen = (await player.plugin("TestPeer"))["digest"]
+        seen = (await player.plugin("TestPeer")).digest
         await plugin.register("testpeer_buy", capabilities=["spend_gil"])  # it grows while the player reads
-        reply = await player("enable", plugin="TestPeer", digest=seen)
-        assert reply["ok"] is False
-        assert reply["error"] == (
+        with pytest.raises(PlayerError) as refusal:
+            await player.enable("TestPeer", seen)
+        assert refusal.value.message == (
             "TestPeer's registration changed since you looked (new tools testpeer_look, testpeer_buy; new "
             "capabilities spend_gil); nothing was consented. Look again with `xivmcp plugins`, then run "
             "`xivmcp enable TestPeer` again."
         )
         assert (await ok(plugin.pi, "GetStatus", "TestPeer"))["state"] == "undecided"
-        now = (await player.plugin("TestPeer"))["digest"]
+        now = (await player.plugin("TestPeer")).digest
         assert now != seen
-        assert (await player.ok("enable", plugin="TestPeer", digest=now))["state"] == "enabled"
+        assert (await player.enable("TestPeer", now)).state == "enabled"
         await plugin.register("testpeer_shout", capabilities=["chat_send"])  # grows again: awaits consent
         grown = await player.plugin("TestPeer")
-        assert grown["state"] == "awaiting_consent"
-        refused_consent = await player("consent", plugin="TestPeer", digest=now)
-        assert "new tools testpeer_shout; new capabilities chat_send" in refused_consent["error"]
-        assert (await player.ok("consent", plugin="TestPeer", digest=grown["digest"]))["state"] == "enabled"
+        assert grown.state == "awaiting_consent"
+        with pytest.raises(PlayerError, match="new tools testpeer_shout; new capabilities chat_send"):
+            await player.consent("TestPeer", now)
+        assert (await player.consent("TestPeer", grown.digest)).state == "enabled"
 
 
 # --------------------------------------------------------------------------- critical stays critical
@@ -907,22 +920,22 @@ async def test_a6_consent_is_for_the_registration_the_player_saw_not_one_that_gr
 async def test_t1_a_critical_tool_never_runs_without_the_players_approval(tmp_path: Path) -> None:
     # SPEC: T1, A3
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         plugin.handlers["testpeer_destroy"] = done
         await plugin.register("testpeer_destroy", capabilities=["discard_items"])
-        await player.ok("enable", plugin="TestPeer")
-        tool_allow = await player("mode", plugin="TestPeer", target="testpeer_destroy", mode="allow")
-        assert "declares discard_items, which is critical: it is asked every time" in tool_allow["error"]
-        capability_allow = await player("mode", plugin="TestPeer", target="discard_items", mode="allow")
-        assert "is critical: it can be set to ask or deny, never allow" in capability_allow["error"]
-        for answer in ("always_allow", "approve_session", "approve_once"):
+        await player.enable("TestPeer")
+        with pytest.raises(PlayerError, match="declares discard_items, which is critical: it is asked every time"):
+            await player.mode("TestPeer", "testpeer_destroy", "allow")
+        with pytest.raises(PlayerError, match="is critical: it can be set to ask or deny, never allow"):
+            await player.mode("TestPeer", "discard_items", "allow")
+        for how in ({"always": True}, {"session": True}, {}):  # always, for this session, once
             async with anyio.create_task_group() as tg:
                 call = start_call(tg, player, "testpeer_destroy")
-                approval = await player.approval("testpeer_destroy")  # asked again every time
-                await player.answer(approval["approvalId"], answer)
-                assert (await call.outcome())["result"] == {"done": True}
+                approval = await player.wait_approval("testpeer_destroy")  # asked again every time
+                await player.approve(approval.approval_id, **how)
+                assert (await call.outcome()).result == {"done": True}
         card = await player.plugin("TestPeer")
-        assert {t["name"]: t["mode"] for t in card["tools"]}["testpeer_destroy"] == "ask"
+        assert {t.name: t.mode for t in card.tools}["testpeer_destroy"] == "ask"
 
 
 async def done(call_id: str, tool_name: str, args_json: str) -> str:
@@ -946,19 +959,19 @@ async def test_b3_a_plugin_that_leaves_takes_its_declaration_and_open_approvals_
             ready_seen.set()
 
         watcher.get_ipc_subscriber("XivMcp.Ready").subscribe(on_ready)
-        player = Player(watcher, tmp_path)
+        player = player_of(watcher, tmp_path)
         async with anyio.create_task_group() as tg:
             async with plugin_peer(endpoint, "TestPeer") as plugin:
                 await plugin.register("testpeer_buy", capabilities=["spend_gil"])
                 await ok(plugin.pi, "DeclareDependencies", "TestPeer", '{"tools": [{"tool": "navigate_to"}]}')
-                await player.ok("enable", plugin="TestPeer")
+                await player.enable("TestPeer")
                 await player.set_modes("TestPeer", spend_gil="ask")
                 call = start_call(tg, player, "testpeer_buy")
-                assert (await player.approval("testpeer_buy"))["kind"] == "before_call"
+                assert (await player.wait_approval("testpeer_buy")).kind == "before_call"
             # it left (its process closed): its call, declaration and open approval go with it
             outcome = await call.outcome()
-        assert "TestPeer left the bus while the player was asked to approve testpeer_buy" in outcome["error"]
-        assert (await player.ok("approvals"))["approvals"] == []
+        assert "TestPeer left the bus while the player was asked to approve testpeer_buy" in str(outcome.error)
+        assert await player.approvals() == []
         assert host.dependencies.declared("TestPeer") == ()
         before = readies
         ready_seen = anyio.Event()

@@ -16,14 +16,15 @@ import pytest
 import broker
 from broker import Broker, BrokerConfig
 from gates.host import CallOutcome, HostConfig, host_running
+from gates.player import CallReply, PlayerError
 
 from ._system import (
     ROOT,
     WAIT,
-    Player,
     TestPlugin,
     inprocess_host,
     ok,
+    player_of,
     plugin_peer,
     read_audit,
     refused,
@@ -40,9 +41,9 @@ def tool(name: str, **fields: object) -> str:
 
 async def test_t2_a_suspended_plugin_is_refused_with_its_reason_until_the_player_lifts_it(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_buy", capabilities=["game_ui"])
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         await player.set_modes("TestPeer", game_ui="allow")
         reason = "testpeer_buy spent 1,200 gil without declaring spend_gil"
         host.call_path.suspend("TestPeer", reason)
@@ -60,7 +61,7 @@ async def test_t2_a_suspended_plugin_is_refused_with_its_reason_until_the_player
         assert [(e["plugin"], e.get("flagged"), e["details"]["reason"]) for e in suspensions] == [
             ("TestPeer", True, reason)
         ]
-        assert (await player.plugin("TestPeer"))["suspendReason"] == reason
+        assert (await player.plugin("TestPeer")).suspend_reason == reason
 
         # the player lifts it with `xivmcp lift` (a real subprocess on this in-process host's bus)
         argv = xivmcp_argv("lift", "TestPeer", "--bus", endpoint, "--data-dir", str(tmp_path))
@@ -76,7 +77,7 @@ async def test_t2_a_suspended_plugin_is_refused_with_its_reason_until_the_player
             call = start_call(tg, player, "testpeer_buy")
             call_id, _, _ = await plugin.next_invoke()
             await ok(plugin.pi, "CompleteCall", call_id, '{"bought": 1}')
-            assert (await call.outcome())["result"] == {"bought": 1}
+            assert (await call.outcome()).result == {"bought": 1}
 
 
 async def test_a2_concurrent_registrations_from_many_plugins_all_land_and_each_change_is_announced(
@@ -127,12 +128,12 @@ async def test_a5_f3_third_party_tools_are_offered_only_while_enabled_and_connec
 
         host.on_change(count)
         async with plugin_peer(endpoint, "TestPeer") as plugin:
-            player = Player(plugin.pi, tmp_path)
+            player = player_of(plugin.pi, tmp_path)
             await plugin.register("testpeer_look", readOnly=True)
             await plugin.register("testpeer_act", capabilities=["game_ui"])
             assert offered() == []  # undecided: not offered
             before = changed
-            await player.ok("enable", plugin="TestPeer")
+            await player.enable("TestPeer")
             assert offered() == ["testpeer_act", "testpeer_look"] and changed > before
             await player.set_modes("TestPeer", testpeer_act="deny")
             assert offered() == ["testpeer_act", "testpeer_look"]  # the real host lists it; the call says why not
@@ -147,9 +148,9 @@ async def test_a5_f3_third_party_tools_are_offered_only_while_enabled_and_connec
 
 async def test_g8_an_abandoned_call_still_takes_the_plugins_answer_to_invoke(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_quick", readOnly=True)
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         release = anyio.Event()
 
         async def quick(call_id: str, *_: str) -> str:
@@ -160,7 +161,7 @@ async def test_g8_an_abandoned_call_still_takes_the_plugins_answer_to_invoke(tmp
         recorded = anyio.Event()
         host.audit.on_record(lambda entry: recorded.set() if entry.kind == "call" else None)
         async with broker.connect(endpoint, "TestApp") as app, anyio.create_task_group() as tg:
-            tg.start_soon(Player(app, tmp_path).call, "testpeer_quick")
+            tg.start_soon(player_of(app, tmp_path).call, "testpeer_quick")
             call_id, _, _ = await plugin.next_invoke()
             tg.cancel_scope.cancel()  # the app gives up while Invoke is still running
         assert await plugin.next_cancel() == call_id
@@ -183,9 +184,9 @@ async def test_p7_a_call_invoke_does_not_reply_to_within_30_seconds_ends_as_a_bl
 ) -> None:
     # SPEC: P7 - measured on the host's clock: the test moves it, nobody waits 30 seconds
     async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_stuck", readOnly=True)
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         release, replied = anyio.Event(), anyio.Event()
 
         async def stuck(*_: str) -> str:
@@ -197,10 +198,10 @@ async def test_p7_a_call_invoke_does_not_reply_to_within_30_seconds_ends_as_a_bl
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_stuck")
             call_id, _, _ = await plugin.next_invoke()
-            await player.ok("advance_clock", seconds=29)
+            await player.advance_clock(29)
             assert not call.done.is_set()
-            await player.ok("advance_clock", seconds=2)
-            assert await call.outcome() == {"ok": True, "isError": True, "error": BLOCKED}
+            await player.advance_clock(2)
+            assert await call.outcome() == CallReply(is_error=True, error=BLOCKED)
             assert await plugin.next_cancel() == call_id
             # SPEC: B6 - XIV MCP stopped waiting for that Invoke: the broker holds no call for it
             with anyio.fail_after(WAIT):
@@ -211,9 +212,9 @@ async def test_p7_a_call_invoke_does_not_reply_to_within_30_seconds_ends_as_a_bl
             release.set()
             with anyio.fail_after(WAIT):
                 await replied.wait()
-            await player.ok("plugins")  # a round trip after the reply: the host has taken it by now
+            await player.plugins()  # a round trip after the reply: the host has taken it by now
             assert host.calls.running == 1
-            await player.ok("advance_clock", seconds=119)
+            await player.advance_clock(119)
             await ok(plugin.pi, "CompleteCall", call_id, '{"ran": "after the cancel"}')
         assert host.calls.running == 0
         calls = [e for e in read_audit(tmp_path) if e["kind"] == "call"]
@@ -224,9 +225,9 @@ async def test_p7_a_blocked_call_the_plugin_never_finishes_is_dropped_two_minute
     tmp_path: Path,
 ) -> None:
     async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_stuck", readOnly=True)
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         never = anyio.Event()
 
         async def stuck(*_: str) -> str:
@@ -237,10 +238,10 @@ async def test_p7_a_blocked_call_the_plugin_never_finishes_is_dropped_two_minute
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_stuck")
             call_id, _, _ = await plugin.next_invoke()
-            await player.ok("advance_clock", seconds=31)  # SPEC: P7
-            assert (await call.outcome())["error"] == BLOCKED
+            await player.advance_clock(31)  # SPEC: P7
+            assert (await call.outcome()).error == BLOCKED
             assert await plugin.next_cancel() == call_id
-            await player.ok("advance_clock", seconds=121)  # SPEC: G8 - two minutes after the Cancel
+            await player.advance_clock(121)  # SPEC: G8 - two minutes after the Cancel
             error = await refused(plugin.pi, "FailCall", call_id, "Cancelled.")
             assert error.startswith(f"No call '{call_id}': it already finished")
             assert host.calls.running == 0
@@ -251,35 +252,36 @@ async def test_p7_a_blocked_call_the_plugin_never_finishes_is_dropped_two_minute
 
 async def test_p7_g8_a_call_whose_invoke_replied_pending_has_no_time_limit(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_long", readOnly=True)
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_long")  # Invoke replies {"pending": true} at once
             call_id, _, _ = await plugin.next_invoke()
-            await player.ok("advance_clock", seconds=200)
+            await player.advance_clock(200)
             assert not call.done.is_set()
             await ok(plugin.pi, "ReportProgress", call_id, "still farming")
             await ok(plugin.pi, "CompleteCall", call_id, '{"kills": 31}')
-            assert (await call.outcome())["result"] == {"kills": 31}
+            assert (await call.outcome()).result == {"kills": 31}
 
 
 async def test_a3_an_approval_nobody_waits_for_any_more_is_withdrawn(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
-        player = Player(plugin.pi, tmp_path)
+        player = player_of(plugin.pi, tmp_path)
         await plugin.register("testpeer_act", capabilities=["game_ui"])
-        await player.ok("enable", plugin="TestPeer")
+        await player.enable("TestPeer")
         withdrawn = anyio.Event()
         host.audit.on_record(lambda e: withdrawn.set() if e.details.get("reason") == "withdrawn" else None)
         async with broker.connect(endpoint, "TestApp") as app, anyio.create_task_group() as tg:
-            tg.start_soon(Player(app, tmp_path).call, "testpeer_act")
-            approval = await player.approval("testpeer_act")
+            tg.start_soon(player_of(app, tmp_path).call, "testpeer_act")
+            approval = await player.wait_approval("testpeer_act")
             tg.cancel_scope.cancel()
         with anyio.fail_after(WAIT):
             await withdrawn.wait()
-        assert (await player.ok("approvals"))["approvals"] == []
-        error = (await player("answer", approvalId=approval["approvalId"], answer="approve_once"))["error"]
-        assert error == f"Approval '{approval['approvalId']}' was already denied (withdrawn)."
+        assert await player.approvals() == []
+        with pytest.raises(PlayerError) as refusal:
+            await player.approve(approval.approval_id)
+        assert refusal.value.message == f"Approval '{approval.approval_id}' was already denied (withdrawn)."
         assert host.calls.running == 0  # nothing ran
 
 
@@ -288,8 +290,8 @@ async def test_g7_an_invoke_reply_that_is_not_a_json_string_fails_the_call_with_
         provider = pi.get_ipc_provider("Odd.XivMcp.Invoke", params=(str, str, str), returns=dict)
         provider.register_func(lambda call_id, tool_name, args: {"result": 1})
         await ok(pi, "RegisterTool", "Odd", tool("odd_tool", readOnly=True))
-        player = Player(pi, tmp_path)
-        await player.ok("enable", plugin="Odd")
+        player = player_of(pi, tmp_path)
+        await player.enable("Odd")
         assert await player.error("odd_tool") == (
             'Odd returned an invalid reply: Invoke returns a JSON string such as {"result": …}, not an object.'
         )
@@ -306,7 +308,7 @@ async def test_g7_an_invoke_reply_that_is_not_a_json_string_fails_the_call_with_
 
 async def test_a6_deciding_again_while_a_plugin_is_away_keeps_what_it_was_consented_to(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, host), broker.connect(endpoint, "TestPeer") as admin:
-        player = Player(admin, tmp_path)
+        player = player_of(admin, tmp_path)
 
         async def visit(enable: bool = False) -> list[str]:
             """Away comes, registers its two tools (as on every start), and leaves as a client does."""
@@ -316,17 +318,17 @@ async def test_a6_deciding_again_while_a_plugin_is_away_keeps_what_it_was_consen
                     for name in ("away_a", "away_b")
                 ]
                 if enable:
-                    await player.ok("enable", plugin="Away")
+                    await player.enable("Away")
                 await ok(pi, "UnregisterAll", "Away")
             return states
 
         assert await visit(enable=True) == ["undecided", "undecided"]
         assert await visit() == ["enabled", "enabled"]
-        assert (await player.ok("enable", plugin="Away"))["state"] == "enabled"  # once more, while away
+        assert (await player.enable("Away")).state == "enabled"  # once more, while away
         assert await visit() == ["enabled", "enabled"]  # not paused for a consent it already has
-        assert (await player.ok("keep_disabled", plugin="Away"))["state"] == "kept_disabled"
+        assert (await player.keep_disabled("Away")).state == "kept_disabled"
         assert await visit() == ["kept_disabled", "kept_disabled"]
-        assert (await player.plugin("Away"))["awaits"] is None  # and not asked again
+        assert (await player.plugin("Away")).awaits is None  # and not asked again
         assert host.policies.record("Away").consented.keys() == {"away_a", "away_b"}
 
 

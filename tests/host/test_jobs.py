@@ -17,8 +17,9 @@ import pytest
 
 from gates.contract import JobInfo, JobState
 from gates.host import Host
+from gates.testing import Player
 
-from ._system import WAIT, Player, TestPlugin, XivMcpSystem, inprocess_host, ok, plugin_peer, refused
+from ._system import WAIT, TestPlugin, XivMcpSystem, inprocess_host, ok, player_of, plugin_peer, refused
 
 pytestmark = pytest.mark.asyncio
 
@@ -47,13 +48,13 @@ def state(wanted: JobState) -> Callable[[JobInfo], bool]:
 
 
 async def setup(plugin: TestPlugin, tmp_path: Path, *tools: tuple[str, list[str] | None]) -> Player:
-    player = Player(plugin.pi, tmp_path)
+    player = player_of(plugin.pi, tmp_path)
     for name, capabilities in tools:
         if capabilities is None:
             await plugin.register(name, readOnly=True)
         else:
             await plugin.register(name, capabilities=capabilities)
-    await player.ok("enable", plugin=plugin.name)
+    await player.enable(plugin.name)
     await player.set_modes(plugin.name, game_ui="allow")
     return player
 
@@ -117,9 +118,9 @@ async def test_j4_cancel_waits_two_minutes_for_a_plugin_that_ignores_it(tmp_path
         call_id, _, _ = await plugin.next_invoke()
         await player.result("cancel_job", {"id": job_id})
         assert await plugin.next_cancel() == call_id  # ignored: no FailCall comes
-        await player.ok("advance_clock", seconds=119)
+        await player.advance_clock(119)
         assert host.jobs.get(job_id).state is JobState.RUNNING
-        await player.ok("advance_clock", seconds=2)
+        await player.advance_clock(2)
         job = await until(host, job_id, state(JobState.CANCELLED))
         assert [s.state.value for s in job.steps] == ["interrupted", "skipped"]
 
@@ -158,16 +159,16 @@ async def test_j12_a_step_is_decided_like_a_direct_call_denied_or_asked(tmp_path
         player = await setup(plugin, tmp_path, ("testpeer_buy", ["spend_gil"]))
         await player.set_modes("TestPeer", spend_gil="ask")
         job_id = await start(player, "buy", {"tool": "testpeer_buy"})
-        approval = await player.approval("testpeer_buy")  # the step waits for the player
-        await player.answer(approval["approvalId"], "approve_once")
+        approval = await player.wait_approval("testpeer_buy")  # the step waits for the player
+        await player.approve(approval.approval_id)
         call_id, _, _ = await plugin.next_invoke()
         await ok(plugin.pi, "CompleteCall", call_id, "1")
         await until(host, job_id, state(JobState.COMPLETED))
         denied_id = await start(player, "buy again", {"tool": "testpeer_buy"})
         await player.set_modes("TestPeer", spend_gil="deny")
         # the step was decided when it started: it was asked; decline it to see the refusal path too
-        approval = await player.approval("testpeer_buy")
-        await player.answer(approval["approvalId"], "decline")
+        approval = await player.wait_approval("testpeer_buy")
+        await player.decline(approval.approval_id)
         job = await until(host, denied_id, state(JobState.PENDING))
         assert "declined it; nothing was run" in (job.steps[0].error or "")
         assert "so it can't run" in await player.error("start_job", {"name": "x", "steps": [{"tool": "testpeer_buy"}]})
@@ -252,7 +253,7 @@ async def test_j11_a_host_killed_mid_job_brings_the_job_back_paused_with_its_log
         with anyio.fail_after(WAIT):
             await plugin.pi.wait_peer_gone("XivMcp")
         await anyio.to_thread.run_sync(system.start_host)
-        player = Player(plugin.pi, system.data_dir)
+        player = player_of(plugin.pi, system.data_dir)
         job = (await player.result("get_job", {"id": job_id, "log_lines": 200}))["job"]
         assert job["state"] == "paused"
         assert job["message"] == "Paused because the plugin was reloaded; resume_job to continue."
@@ -272,7 +273,7 @@ def broker_player(endpoint: str, data_dir: Path) -> Any:
     @asynccontextmanager
     async def connected() -> Any:
         async with broker.connect(endpoint, "ThePlayer") as pi:
-            yield Player(pi, data_dir)
+            yield player_of(pi, data_dir)
 
     return connected()
 
@@ -286,7 +287,7 @@ async def test_the_sample_starts_farm_then_report_and_the_player_follows_it(tmp_
         started = await sample.expect("MyPlugin: started job ")
         job_id = started.split()[3]
         async with plugin_peer(system.endpoint, "TestPeer") as peer:
-            player = Player(peer.pi, system.data_dir)
+            player = player_of(peer.pi, system.data_dir)
             with anyio.fail_after(WAIT):
                 while (job := (await player.result("get_job", {"id": job_id}))["job"])["state"] != "completed":
                     pass  # each look is a round trip to the host: a state, looked at until it holds

@@ -17,8 +17,10 @@ import anyio
 import pytest
 
 import broker
+from gates.player import CallReply
+from gates.testing import Player
 
-from ._system import WAIT, Player, XivMcpSystem, read_audit, start_call
+from ._system import WAIT, XivMcpSystem, player_of, read_audit, start_call
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,12 +29,12 @@ POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="SIGSTOP and SIG
 
 
 @asynccontextmanager
-async def watching(system: XivMcpSystem) -> AsyncIterator[tuple[Player, list[str]]]:
-    """A player on the bus, and the peer changes it sees ("joined NAME" / "left NAME")."""
+async def watching(system: XivMcpSystem) -> AsyncIterator[tuple[Player, list[str], broker.PluginInterface]]:
+    """A player on the bus, the peer changes it sees ("joined NAME" / "left NAME"), and its peer."""
     async with broker.connect(system.endpoint, "TestPeer") as pi:
         changes: list[str] = []
         pi.on_peer_change(lambda name, joined, reason: changes.append(f"{'joined' if joined else 'left'} {name}"))
-        yield Player(pi, system.data_dir), changes
+        yield player_of(pi, system.data_dir), changes, pi
 
 
 async def test_b1_a_quick_tool_that_blocks_its_loop_for_5_s_answers_and_its_plugin_keeps_its_tools(
@@ -41,14 +43,14 @@ async def test_b1_a_quick_tool_that_blocks_its_loop_for_5_s_answers_and_its_plug
     # SPEC: B1
     slow = fresh_system.start_plugin(SLOW_PLUGIN, name="slow_plugin")
     await slow.expect("Slowpoke: registered slowpoke_hello")
-    async with watching(fresh_system) as (player, changes):
-        await player.ok("enable", plugin="Slowpoke")
+    async with watching(fresh_system) as (player, changes, _):
+        await player.enable("Slowpoke")
         reply = await player.call("slowpoke_nap", {"seconds": 5}, within=WAIT + 5)
-        assert reply == {"ok": True, "result": {"slept": 5.0}}
+        assert reply == CallReply(result={"slept": 5.0})
         assert await player.result("slowpoke_hello") == "hello"  # still registered, still enabled
         card = await player.plugin("Slowpoke")
-        assert card["connected"] and card["state"] == "enabled"
-        assert {t["name"] for t in card["tools"]} == {"slowpoke_nap", "slowpoke_hello"}
+        assert card.connected and card.state == "enabled"
+        assert {t.name for t in card.tools} == {"slowpoke_nap", "slowpoke_hello"}
         assert "left Slowpoke" not in changes
     assert not any("unloaded" in str(e.get("details")) for e in read_audit(fresh_system.data_dir))
 
@@ -60,20 +62,20 @@ async def test_b3_a_plugin_frozen_past_the_liveness_window_is_gone_then_back_who
     # SPEC: B2, B3
     raw = fresh_system.start_plugin("plugins_sample.raw_gates")
     await raw.expect("RawPlugin: registered 3 tools")
-    async with watching(fresh_system) as (player, changes):
-        await player.ok("enable", plugin="RawPlugin")
+    async with watching(fresh_system) as (player, changes, pi):
+        await player.enable("RawPlugin")
         assert await player.result("rawplugin_echo", {"text": "before"}) == {"echo": {"text": "before"}}
         raw.send_signal(signal.SIGSTOP)
         try:
             with anyio.fail_after(WAIT):
-                await player.pi.wait_peer_gone("RawPlugin")  # frozen past the window: gone
-            assert (await player.plugin("RawPlugin"))["tools"] == []
+                await pi.wait_peer_gone("RawPlugin")  # frozen past the window: gone
+            assert (await player.plugin("RawPlugin")).tools == []
         finally:
             raw.send_signal(signal.SIGCONT)
         # a raw plugin registers on Ready: XIV MCP says it when the plugin comes back
         await raw.expect("RawPlugin: registered 3 tools", within=5)
         assert await player.result("rawplugin_echo", {"text": "after"}) == {"echo": {"text": "after"}}
-        assert (await player.plugin("RawPlugin"))["state"] == "enabled"  # the player's decision stays
+        assert (await player.plugin("RawPlugin")).state == "enabled"  # the player's decision stays
         assert "left RawPlugin" in changes
 
 
@@ -83,15 +85,15 @@ async def test_b2_a_plugin_killed_mid_call_answers_the_caller_within_3_s_naming_
     # SPEC: B2
     raw = fresh_system.start_plugin("plugins_sample.raw_gates")
     await raw.expect("RawPlugin: registered 3 tools")
-    async with watching(fresh_system) as (player, _), anyio.create_task_group() as tg:
-        await player.ok("enable", plugin="RawPlugin")
+    async with watching(fresh_system) as (player, _, _), anyio.create_task_group() as tg:
+        await player.enable("RawPlugin")
         await player.set_modes("RawPlugin", game_ui="allow")
         call = start_call(tg, player, "rawplugin_slow", {"seconds": 60})
         await raw.expect("RawPlugin: rawplugin_slow started")
         raw.kill()
         with anyio.fail_after(3):
             reply = await call.outcome()
-        assert reply["error"] == "The RawPlugin plugin was unloaded during the call."
+        assert reply.error == "The RawPlugin plugin was unloaded during the call."
 
 
 async def test_b4_a_host_restarted_at_once_after_kill_9_comes_up(fresh_system: XivMcpSystem) -> None:
@@ -99,5 +101,5 @@ async def test_b4_a_host_restarted_at_once_after_kill_9_comes_up(fresh_system: X
     assert fresh_system.host is not None
     fresh_system.host.kill()
     await anyio.to_thread.run_sync(fresh_system.start_host)  # at once: the old XivMcp may not be gone yet
-    async with watching(fresh_system) as (player, _):
-        assert (await player.ok("plugins"))["plugins"] == []
+    async with watching(fresh_system) as (player, _, _):
+        assert (await player.plugins()).plugins == []

@@ -13,8 +13,9 @@ import anyio
 import pytest
 
 import broker
+from gates.player import CallReply, PlayerError
 
-from ._system import Player, inprocess_host, read_audit
+from ._system import inprocess_host, player_of, read_audit
 
 pytestmark = pytest.mark.asyncio
 
@@ -23,33 +24,33 @@ NOT_RUNNING = "The game is not running"
 
 async def test_w5_a_module_mode_decides_and_each_refusal_says_what_to_change(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "Tester") as pi:
-        player = Player(pi, tmp_path)
+        player = player_of(pi, tmp_path)
         assert await player.error("set_map_flag", {"x": 10, "y": 10}) == (
             "Game & navigation is set to Deny for changes, so set_map_flag can't run. The player can change it in "
             "/xivmcp → Modules (`xivmcp module game_navigation changes allow`)."
         )
         assert (await player.error("get_position")).startswith(NOT_RUNNING)  # game_data reading: allowed
 
-        said = await player.ok("module", module="game_navigation", what="changes", mode="allow")
-        assert said["message"] == "Game & navigation (game_navigation): changes is now allow."
+        said = await player.module("game_navigation", "changes", "allow")
+        assert said == "Game & navigation (game_navigation): changes is now allow."
         assert (await player.error("set_map_flag", {"x": 10, "y": 10})).startswith(NOT_RUNNING)
 
-        await player.ok("tool", tool="set_map_flag", setting="deny")
+        await player.tool("set_map_flag", "deny")
         assert await player.error("set_map_flag", {"x": 10, "y": 10}) == (
             "set_map_flag is set to Deny in /xivmcp → Modules (Game & navigation), so it can't run. The player can "
             "change it there (`xivmcp tool set_map_flag group`)."
         )
-        said = await player.ok("tool", tool="set_map_flag", setting="group")
-        assert said["message"] == "set_map_flag follows Game & navigation (game_navigation) again."
+        said = await player.tool("set_map_flag", "group")
+        assert said == "set_map_flag follows Game & navigation (game_navigation) again."
 
-        await player.ok("module", module="game_data", what="off")
+        await player.module("game_data", "off")
         assert await player.error("get_position") == (
             "Game data is turned off in /xivmcp → Modules, so get_position isn't available. The player can turn it "
             "on there (`xivmcp module game_data on`)."
         )
         offered = {t["name"] for t in (await player.result("search_tools", {"limit": 100}))["items"]}
         assert "get_position" not in offered and "set_map_flag" in offered  # an off module is not offered
-        await player.ok("module", module="game_data", what="on")
+        await player.module("game_data", "on")
 
         settings = [e for e in read_audit(tmp_path) if e["kind"] == "setting" and e["plugin"] == "XivMcp"]
         assert len(settings) == 5
@@ -57,49 +58,52 @@ async def test_w5_a_module_mode_decides_and_each_refusal_says_what_to_change(tmp
 
 async def test_w5_ask_opens_an_approval_window_for_a_core_tool(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "Tester") as pi:
-        player = Player(pi, tmp_path)
-        await player.ok("module", module="game_data", what="reading", mode="ask")
+        player = player_of(pi, tmp_path)
+        await player.module("game_data", "reading", "ask")
         async with anyio.create_task_group() as tg:
-            replies: list[dict[str, object]] = []
+            replies: list[CallReply] = []
 
             async def call() -> None:
                 replies.append(await player.call("get_currencies"))
 
             tg.start_soon(call)
-            approval = await player.approval("get_currencies")
-            assert (approval["plugin"], approval["summary"]) == (
+            approval = await player.wait_approval("get_currencies")
+            assert (approval.plugin, approval.summary) == (
                 "XivMcp",
                 "XIV MCP wants to run get_currencies (Game data, reading)",
             )
-            await player.answer(approval["approvalId"], "approve_session")
-        assert str(replies[0]["error"]).startswith(NOT_RUNNING)  # approved: it ran
+            await player.approve(approval.approval_id, session=True)
+        assert str(replies[0].error).startswith(NOT_RUNNING)  # approved: it ran
         assert (await player.error("get_currencies")).startswith(NOT_RUNNING)  # for the session: not asked again
 
 
 async def test_w5_bad_settings_are_refused_with_the_valid_ones(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "Tester") as pi:
-        player = Player(pi, tmp_path)
-        unknown = await player("module", module="nope", what="on")
-        assert unknown["ok"] is False and "the modules are: game_data, game_navigation, jobs" in unknown["error"]
-        no_changes = await player("module", module="game_data", what="changes", mode="allow")
-        assert no_changes["error"] == "Game data (game_data) has no changes: only reading."
-        not_core = await player("tool", tool="myplugin_farm", setting="deny")
-        assert "is not one of XIV MCP's tools in a module" in not_core["error"]
+        player = player_of(pi, tmp_path)
+        with pytest.raises(PlayerError) as unknown:
+            await player.module("nope", "on")
+        assert "the modules are: game_data, game_navigation, jobs" in unknown.value.message
+        with pytest.raises(PlayerError) as no_changes:
+            await player.module("game_data", "changes", "allow")
+        assert no_changes.value.message == "Game data (game_data) has no changes: only reading."
+        with pytest.raises(PlayerError) as not_core:
+            await player.tool("myplugin_farm", "deny")
+        assert "is not one of XIV MCP's tools in a module" in not_core.value.message
 
 
 async def test_w5_module_settings_survive_a_host_restart(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "Tester") as pi:
-        player = Player(pi, tmp_path)
-        await player.ok("module", module="game_navigation", what="reading", mode="deny")
-        await player.ok("module", module="jobs", what="off")
-        await player.ok("tool", tool="get_inventory", setting="ask")
+        player = player_of(pi, tmp_path)
+        await player.module("game_navigation", "reading", "deny")
+        await player.module("jobs", "off")
+        await player.tool("get_inventory", "ask")
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "Tester") as pi:
-        modules = {m["id"]: m for m in (await Player(pi, tmp_path).ok("modules"))["modules"]}
-        assert modules["game_navigation"]["reading"] == "deny" and modules["jobs"]["on"] is False
-        inventory = next(t for t in modules["game_data"]["tools"] if t["name"] == "get_inventory")
-        assert (inventory["setting"], inventory["mode"]) == ("ask", "ask")
+        modules = {m.id: m for m in await player_of(pi, tmp_path).modules()}
+        assert modules["game_navigation"].reading == "deny" and modules["jobs"].on is False
+        inventory = next(t for t in modules["game_data"].tools if t.name == "get_inventory")
+        assert (inventory.setting, inventory.mode) == ("ask", "ask")
         autoduty = modules["autoduty"]
-        assert autoduty["plugin"] == "AutoDuty" and not any(t["available"] for t in autoduty["tools"])
+        assert autoduty.plugin == "AutoDuty" and not any(t.available for t in autoduty.tools)
 
 
 async def test_a_module_setting_set_to_what_it_is_already_writes_nothing() -> None:

@@ -20,14 +20,16 @@ import pytest
 
 import broker
 from game import GameClient
+from gates.player import AuditLine, Awaits, CallReply, PendingApproval
 from gates.plugin import McpToolError, ToolDefinition, XivMcpClient
+from gates.testing import Player
 
 from ._system import (
     WAIT,
-    Player,
     Process,
     XivMcpSystem,
     ok,
+    player_of,
     plugin_peer,
     read_audit,
     refused,
@@ -58,9 +60,9 @@ def samples(system: XivMcpSystem) -> Iterator[Samples]:
 
     async def enable_all() -> None:
         async with broker.connect(system.endpoint, "TestSetup") as pi:
-            player = Player(pi, system.data_dir)
+            player = player_of(pi, system.data_dir)
             for name in ("MyPlugin", "RawPlugin", "GrowingPlugin"):
-                assert (await player.ok("enable", plugin=name))["state"] == "enabled"
+                assert (await player.enable(name)).state == "enabled"
 
     run_in_thread(enable_all)
     yield Samples(system, myplugin, raw, growing)
@@ -72,7 +74,7 @@ class Desk:
     def __init__(self, pi: broker.PluginInterface, samples: Samples) -> None:
         self.pi = pi
         self.samples = samples
-        self.player = Player(pi, samples.system.data_dir)
+        self.player = player_of(pi, samples.system.data_dir)
         self.game = GameClient(pi)
 
     async def target_the_aetheryte(self) -> None:
@@ -85,7 +87,7 @@ class Desk:
         return result
 
 
-async def audited_calls(player: Player, plugin: str, *call_ids: str) -> list[dict[str, Any]]:
+async def audited_calls(player: Player, plugin: str, *call_ids: str) -> list[AuditLine]:
     """The audit log's lines for these calls of `plugin`, once every one is written.
 
     The host writes a call's line after reading what it did to the game; for a call whose caller
@@ -93,9 +95,9 @@ async def audited_calls(player: Player, plugin: str, *call_ids: str) -> list[dic
     round trip to the host (the player's `audit`), repeated until the lines are there."""
     with anyio.fail_after(WAIT):
         while True:
-            entries = (await player.ok("audit", plugin=plugin, limit=200))["entries"]
-            calls = [e for e in entries if e["kind"] == "call" and e["details"].get("callId") in call_ids]
-            if {c["details"]["callId"] for c in calls} == set(call_ids):
+            entries = await player.audit(plugin=plugin, limit=200)
+            calls = [e for e in entries if e.kind == "call" and e.details.get("callId") in call_ids]
+            if {c.details["callId"] for c in calls} == set(call_ids):
                 return calls
 
 
@@ -167,29 +169,29 @@ async def test_a3_ask_then_approve_decline_or_let_the_window_time_out(samples: S
         await d.target_the_aetheryte()
 
         call = start_call(tg, player, "myplugin_follow")
-        approval = await player.approval("myplugin_follow")
-        assert approval["plugin"] == "MyPlugin" and approval["capabilities"] == ["move_character"]
-        assert approval["summary"] == "MyPlugin wants to run myplugin_follow (Move the character)"
-        assert approval["secondsLeft"] == 120
-        await player.answer(approval["approvalId"], "approve_once")
-        assert (await call.outcome())["result"]["following"] == "Tuliyollal"
+        approval = await player.wait_approval("myplugin_follow")
+        assert approval.plugin == "MyPlugin" and approval.capabilities == ["move_character"]
+        assert approval.summary == "MyPlugin wants to run myplugin_follow (Move the character)"
+        assert approval.seconds_left == 120
+        await player.approve(approval.approval_id)
+        assert (await call.outcome()).result["following"] == "Tuliyollal"
         await player.result("myplugin_stop")
 
         call = start_call(tg, player, "myplugin_follow")
-        approval = await player.approval("myplugin_follow")  # approve once: asked again
-        await player.answer(approval["approvalId"], "decline")
-        assert (await call.outcome())["error"] == (
-            f"The player was asked to approve myplugin_follow ({approval['approvalId']}) and declined it; "
+        approval = await player.wait_approval("myplugin_follow")  # approve once: asked again
+        await player.decline(approval.approval_id)
+        assert (await call.outcome()).error == (
+            f"The player was asked to approve myplugin_follow ({approval.approval_id}) and declined it; "
             "nothing was run. Ask the player, or have them set it to Allow in /xivmcp."
         )
         assert (await d.status())["following"] is None
 
         call = start_call(tg, player, "myplugin_follow")
-        approval = await player.approval("myplugin_follow")
-        await player.ok("advance_clock", seconds=121)  # SPEC: G8 - the window declines after two minutes
+        approval = await player.wait_approval("myplugin_follow")
+        await player.advance_clock(121)  # SPEC: G8 - the window declines after two minutes
         outcome = await call.outcome()
-        assert "did not answer within two minutes; nothing was run" in outcome["error"]
-        assert (await player.ok("approvals"))["approvals"] == []
+        assert "did not answer within two minutes; nothing was run" in str(outcome.error)
+        assert await player.approvals() == []
         assert (await d.status())["following"] is None
 
 
@@ -198,15 +200,13 @@ async def test_a3_approve_for_the_session_is_remembered_for_the_rest_of_the_sess
         player = d.player
         await player.set_modes("MyPlugin", myplugin_set_flag="default", game_ui="ask")
         call = start_call(tg, player, "myplugin_set_flag", {"x": 10, "y": 10})
-        approval = await player.approval("myplugin_set_flag")
-        await player.answer(approval["approvalId"], "approve_session")
-        assert "result" in await call.outcome()
+        approval = await player.wait_approval("myplugin_set_flag")
+        await player.approve(approval.approval_id, session=True)
+        assert not (await call.outcome()).is_error
         # asked no more this session; other tools with the same capability still are
         assert (await player.result("myplugin_set_flag", {"x": 11, "y": 11}))["x"] == 11
         card = await player.plugin("MyPlugin")
-        assert {t["name"]: t["mode"] for t in card["tools"]}[
-            "myplugin_set_flag"
-        ] == "ask"  # a session grant is no setting
+        assert {t.name: t.mode for t in card.tools}["myplugin_set_flag"] == "ask"  # a session grant is no setting
 
 
 async def test_a3_always_allow_sets_the_tool_to_allow(samples: Samples) -> None:
@@ -214,48 +214,52 @@ async def test_a3_always_allow_sets_the_tool_to_allow(samples: Samples) -> None:
         player = d.player
         await player.set_modes("MyPlugin", myplugin_stop="default", move_character="ask")
         call = start_call(tg, player, "myplugin_stop")
-        approval = await player.approval("myplugin_stop")
-        await player.answer(approval["approvalId"], "always_allow")
-        assert "result" in await call.outcome()
-        assert "result" in await player.call("myplugin_stop")  # not asked again
+        approval = await player.wait_approval("myplugin_stop")
+        await player.approve(approval.approval_id, always=True)
+        assert not (await call.outcome()).is_error
+        assert not (await player.call("myplugin_stop")).is_error  # not asked again
         card = await player.plugin("MyPlugin")
-        assert {t["name"]: t["mode"] for t in card["tools"]}["myplugin_stop"] == "allow"
-        assert {c["id"]: c["mode"] for c in card["capabilities"]}["move_character"] == "ask"
+        assert {t.name: t.mode for t in card.tools}["myplugin_stop"] == "allow"
+        assert {c.id: c.mode for c in card.capabilities}["move_character"] == "ask"
 
 
 # --------------------------------------------------------------------------- G9: RequestApproval mid-call
 
 
-async def restock(d: Desk, tg: Any, answer: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Call myplugin_restock, approve its call, answer its mid-call question; (approval, outcome)."""
+async def restock(d: Desk, tg: Any, *, approve: bool) -> tuple[PendingApproval, CallReply]:
+    """Call myplugin_restock, approve its call, approve (once) or decline its mid-call question;
+    (that approval, the call's outcome)."""
     player = d.player
     await player.set_modes("MyPlugin", myplugin_restock="default", move_items="allow", spend_gil="ask")
     call = start_call(tg, player, "myplugin_restock", {"count": 10})
-    before = await player.approval("myplugin_restock")
+    before = await player.wait_approval("myplugin_restock")
     # the window before the call shows everything the tool does; the question during it, the price
-    assert before["capabilities"] == ["spend_gil", "move_items"]
-    assert before["kind"] == "before_call"
-    await player.answer(before["approvalId"], "approve_once")
-    during = await player.approval("myplugin_restock")  # asked again, now with the price
-    assert during["approvalId"] != before["approvalId"]
-    await player.answer(during["approvalId"], answer)
+    assert before.capabilities == ["spend_gil", "move_items"]
+    assert before.kind == "before_call"
+    await player.approve(before.approval_id)
+    during = await player.wait_approval("myplugin_restock")  # asked again, now with the price
+    assert during.approval_id != before.approval_id
+    if approve:
+        await player.approve(during.approval_id)
+    else:
+        await player.decline(during.approval_id)
     return during, await call.outcome()
 
 
 async def test_g9_restock_asks_mid_call_with_the_price_and_buys_when_approved(samples: Samples) -> None:
     async with desk(samples) as d, anyio.create_task_group() as tg:
         gil = (await d.status())["gil"]
-        during, outcome = await restock(d, tg, "approve_once")
-        assert during["summary"] == "Buy 10 Hi-Potion for 3,200 gil"
-        assert during["capabilities"] == ["spend_gil"] and during["kind"] == "during_call"
-        assert outcome["result"] == {"bought": 10, "item": "Hi-Potion", "gil": 3200, "gilLeft": gil - 3200}
+        during, outcome = await restock(d, tg, approve=True)
+        assert during.summary == "Buy 10 Hi-Potion for 3,200 gil"
+        assert during.capabilities == ["spend_gil"] and during.kind == "during_call"
+        assert outcome.result == {"bought": 10, "item": "Hi-Potion", "gil": 3200, "gilLeft": gil - 3200}
 
 
 async def test_g9_restock_declined_mid_call_buys_nothing(samples: Samples) -> None:
     async with desk(samples) as d, anyio.create_task_group() as tg:
         gil = (await d.status())["gil"]
-        _, outcome = await restock(d, tg, "decline")
-        assert outcome["error"] == "The player declined the purchase; nothing was bought."
+        _, outcome = await restock(d, tg, approve=False)
+        assert outcome.error == "The player declined the purchase; nothing was bought."
         assert (await d.status())["gil"] == gil
 
 
@@ -264,9 +268,9 @@ async def test_g9_a_capability_the_tool_did_not_declare_is_denied_and_flagged_in
 ) -> None:
     system = samples.system
     async with plugin_peer(system.endpoint, "Sneaky") as plugin:
-        player = Player(plugin.pi, system.data_dir)
+        player = player_of(plugin.pi, system.data_dir)
         await plugin.register("sneaky_open_map", capabilities=["game_ui"])
-        await player.ok("enable", plugin="Sneaky")
+        await player.enable("Sneaky")
         await player.set_modes("Sneaky", game_ui="allow", spend_gil="allow")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "sneaky_open_map")
@@ -332,7 +336,7 @@ async def test_t4_tool_errors_reach_the_caller_as_is_and_other_exceptions_as_typ
         with anyio.fail_after(WAIT):
             await registered.wait()
         async with desk(samples) as d:
-            await d.player.ok("enable", plugin="ClientPlugin")
+            await d.player.enable("ClientPlugin")
             assert await d.player.error("clientplugin_bell") == (
                 "Not at a summoning bell. Use navigate_to with destination summoning_bell first."
             )
@@ -361,14 +365,14 @@ async def test_t7_a_tool_tied_to_an_optional_feature_refuses_while_it_is_off_wit
         with anyio.fail_after(WAIT):
             await registered.wait()
         async with desk(samples) as d:
-            await d.player.ok("enable", plugin="FeaturePlugin")
+            await d.player.enable("FeaturePlugin")
             await d.player.set_modes("FeaturePlugin", game_ui="allow")
             assert await d.player.error("featureplugin_auto_restock") == (
                 "Turn on Auto-Restock in My Plugin's settings first."
             )
             feature["on"] = True  # the player turns the feature on in the plugin: nothing to consent to
             assert await d.player.result("featureplugin_auto_restock") == {"restocking": True}
-            assert (await d.player.plugin("FeaturePlugin"))["state"] == "enabled"
+            assert (await d.player.plugin("FeaturePlugin")).state == "enabled"
 
 
 # --------------------------------------------------------------------------- T7, A6: growth
@@ -381,36 +385,36 @@ async def test_t7_a6_growing_pauses_the_plugin_until_the_player_consents_again(s
         await d.pi.get_ipc_subscriber("GrowingPlugin.Grow").invoke_action()
         await samples.growing.expect("GrowingPlugin: registered growing_act (awaiting_consent)")
         card = await player.plugin("GrowingPlugin")
-        assert card["state"] == "awaiting_consent"
-        assert card["awaits"] == {"newTools": ["growing_act"], "newCapabilities": ["game_ui"]}
+        assert card.state == "awaiting_consent"
+        assert card.awaits == Awaits(new_tools=["growing_act"], new_capabilities=["game_ui"])
         error = await player.error("growing_look")  # all its tools pause, not only the new one
         assert error == (
             "GrowingPlugin changed its registration (new tools or capabilities) and waits for the player "
             "to consent again in /xivmcp → Third-party plugins."
         )
         assert "changed its registration" in await player.error("growing_act")
-        assert (await player.ok("consent", plugin="GrowingPlugin"))["state"] == "enabled"
-        assert (await player.plugin("GrowingPlugin"))["awaits"] is None
+        assert (await player.consent("GrowingPlugin")).state == "enabled"
+        assert (await player.plugin("GrowingPlugin")).awaits is None
         assert await player.result("growing_look") == {"grown": True}
         await player.set_modes("GrowingPlugin", game_ui="ask")
         call = start_call(tg, player, "growing_act")
-        await player.answer((await player.approval("growing_act"))["approvalId"], "approve_once")
-        assert (await call.outcome())["result"] == {"clicked": True}
+        await player.approve((await player.wait_approval("growing_act")).approval_id)
+        assert (await call.outcome()).result == {"clicked": True}
 
 
 async def test_a6_removing_a_tool_or_registering_the_same_again_never_asks(samples: Samples) -> None:
     async with plugin_peer(samples.system.endpoint, "Shrinking") as plugin:
-        player = Player(plugin.pi, samples.system.data_dir)
+        player = player_of(plugin.pi, samples.system.data_dir)
         await plugin.register("shrinking_a", capabilities=["game_ui"])
         await plugin.register("shrinking_b", capabilities=["move_items"])
-        await player.ok("enable", plugin="Shrinking")
+        await player.enable("Shrinking")
         assert (await ok(plugin.pi, "UnregisterTool", "Shrinking", "shrinking_b"))["removed"] is True
         assert (await plugin.register("shrinking_a", capabilities=["game_ui"]))["state"] == "enabled"
         assert (await plugin.register("shrinking_b", capabilities=["move_items"]))["state"] == "enabled"
         # a capability a consented tool did not have is growth
         reply = await plugin.register("shrinking_a", capabilities=["game_ui", "chat_send"])
         assert (reply["state"], reply["awaitingConsent"]) == ("awaiting_consent", True)
-        assert (await player.plugin("Shrinking"))["awaits"] == {"newTools": [], "newCapabilities": ["chat_send"]}
+        assert (await player.plugin("Shrinking")).awaits == Awaits(new_tools=[], new_capabilities=["chat_send"])
 
 
 # --------------------------------------------------------------------------- G8: Cancel and the grace
@@ -422,7 +426,7 @@ async def test_g8_j3_the_caller_giving_up_on_a_direct_call_sends_cancel_to_the_p
         await d.player.set_modes("MyPlugin", myplugin_farm="allow")
     samples.myplugin.skip_to_end()
     async with broker.connect(system.endpoint, "TestApp") as app, anyio.create_task_group() as tg:
-        tg.start_soon(Player(app, system.data_dir).call, "myplugin_farm", {"kills": 100_000})
+        tg.start_soon(player_of(app, system.data_dir).call, "myplugin_farm", {"kills": 100_000})
         await samples.myplugin.expect("MyPlugin: farming (")
         tg.cancel_scope.cancel()  # the app gives up and goes away
     line = await samples.myplugin.expect("MyPlugin: stopped farming safely after")
@@ -432,36 +436,34 @@ async def test_g8_j3_the_caller_giving_up_on_a_direct_call_sends_cancel_to_the_p
     async with desk(samples) as d:
         await d.player.set_modes("RawPlugin", game_ui="allow")
     async with broker.connect(system.endpoint, "TestApp") as app, anyio.create_task_group() as tg:
-        tg.start_soon(Player(app, system.data_dir).call, "rawplugin_slow", {"seconds": 3600})
+        tg.start_soon(player_of(app, system.data_dir).call, "rawplugin_slow", {"seconds": 3600})
         call_id = (await samples.raw.expect("RawPlugin: rawplugin_slow started (")).split("(")[1].rstrip(")")
         tg.cancel_scope.cancel()
     assert await samples.raw.expect("RawPlugin: cancelled") == f"RawPlugin: cancelled ({call_id})"
     assert await samples.raw.expect("RawPlugin: finished") == f"RawPlugin: finished {call_id}: accepted"
     async with desk(samples) as d:
         calls = await audited_calls(d.player, "RawPlugin", call_id)
-    assert [(c["tool"], c["details"]["ok"], c["details"]["error"]) for c in calls] == [
-        ("rawplugin_slow", False, "Cancelled.")
-    ]
+    assert [(c.tool, c.details["ok"], c.details["error"]) for c in calls] == [("rawplugin_slow", False, "Cancelled.")]
 
 
 async def test_g8_a_plugin_that_ignores_cancel_is_waited_for_two_minutes_then_no_longer(samples: Samples) -> None:
     system = samples.system
     async with plugin_peer(system.endpoint, "Stubborn") as plugin:
-        player = Player(plugin.pi, system.data_dir)
+        player = player_of(plugin.pi, system.data_dir)
         await plugin.register("stubborn_work", readOnly=True)
-        await player.ok("enable", plugin="Stubborn")
+        await player.enable("Stubborn")
         call_ids = []
         for _ in range(2):
             async with broker.connect(system.endpoint, "TestApp") as app, anyio.create_task_group() as tg:
-                tg.start_soon(Player(app, system.data_dir).call, "stubborn_work")
+                tg.start_soon(player_of(app, system.data_dir).call, "stubborn_work")
                 call_id, _, _ = await plugin.next_invoke()
                 tg.cancel_scope.cancel()
             assert await plugin.next_cancel() == call_id  # Cancel came; Stubborn ignores it
             call_ids.append(call_id)
         first, second = call_ids
-        await player.ok("advance_clock", seconds=119)
+        await player.advance_clock(119)
         await ok(plugin.pi, "CompleteCall", first, '{"late": true}')  # still waited for at 119 s
-        await player.ok("advance_clock", seconds=2)
+        await player.advance_clock(2)
         error = await refused(plugin.pi, "CompleteCall", second, '{"late": true}')
         assert error.startswith(f"No call '{second}': it already finished") and "two minutes after a Cancel" in error
         await audited_calls(player, "Stubborn", first, second)
@@ -477,16 +479,16 @@ async def test_g8_a_plugin_that_ignores_cancel_is_waited_for_two_minutes_then_no
 async def test_g8_the_host_sets_no_time_limit_on_a_pending_call(samples: Samples) -> None:
     system = samples.system
     async with plugin_peer(system.endpoint, "Patient") as plugin:
-        player = Player(plugin.pi, system.data_dir)
+        player = player_of(plugin.pi, system.data_dir)
         await plugin.register("patient_work", readOnly=True)
-        await player.ok("enable", plugin="Patient")
+        await player.enable("Patient")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "patient_work")
             call_id, _, _ = await plugin.next_invoke()
-            await player.ok("advance_clock", seconds=24 * 3600)
+            await player.advance_clock(24 * 3600)
             await ok(plugin.pi, "ReportProgress", call_id, "still farming")
             await ok(plugin.pi, "CompleteCall", call_id, '{"kills": 9000}')
-            assert (await call.outcome())["result"] == {"kills": 9000}
+            assert (await call.outcome()).result == {"kills": 9000}
 
 
 # --------------------------------------------------------------------------- the audit log
@@ -502,7 +504,7 @@ async def test_a4_the_audit_log_records_calls_decisions_and_approvals_one_json_o
         await player.error("myplugin_follow")
         await player.set_modes("MyPlugin", move_character="ask")
         call = start_call(tg, player, "myplugin_follow")
-        await player.answer((await player.approval("myplugin_follow"))["approvalId"], "decline")
+        await player.decline((await player.wait_approval("myplugin_follow")).approval_id)
         await call.outcome()
         await player.result("rawplugin_echo", {"a": 1})
     lines = (system.data_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()
@@ -536,12 +538,12 @@ async def test_g3_t6_a_peer_cannot_register_as_another_plugin_take_its_names_or_
         error = await refused(spoofer, "RegisterTool", "Spoofer", taken)
         assert error.startswith("'myplugin_status' is already registered by another plugin")
         assert "is not your InternalName" in await refused(spoofer, "UnregisterAll", "MyPlugin")
-        assert len((await d.player.plugin("MyPlugin"))["tools"]) == 6
+        assert len((await d.player.plugin("MyPlugin")).tools) == 6
 
         await d.player.set_modes("RawPlugin", game_ui="allow", rawplugin_slow="default")
         samples.raw.skip_to_end()
         async with broker.connect(system.endpoint, "TestApp") as app, anyio.create_task_group() as tg:
-            tg.start_soon(Player(app, system.data_dir).call, "rawplugin_slow", {"seconds": 3600})
+            tg.start_soon(player_of(app, system.data_dir).call, "rawplugin_slow", {"seconds": 3600})
             call_id = (await samples.raw.expect("RawPlugin: rawplugin_slow started (")).split("(")[1].rstrip(")")
             error = await refused(spoofer, "CompleteCall", call_id, '{"waited": "forever"}')
             assert error == (

@@ -22,9 +22,10 @@ import pytest
 
 import broker
 from game import Change, GameClient, Vec3
+from gates.testing import Player
 
 from ..mcp.xiv_mcp_support import MODERN, TOOLS, XivSystem, connect
-from ._system import ROOT, WAIT, Player, Process, read_audit, run_in_thread
+from ._system import ROOT, WAIT, Process, player_of, read_audit, run_in_thread
 
 pytestmark = pytest.mark.asyncio
 
@@ -89,7 +90,7 @@ async def own_peer(samples: Samples) -> AsyncIterator[Peer]:
         if not (await game.player()).player.logged_in:
             await game.login()
         await game.set_position(x=-20.0, z=12.0, territory=TULIYOLLAL)  # a known start, whatever ran before
-        yield Peer(pi, Player(pi, samples.system.data_dir), game)
+        yield Peer(pi, player_of(pi, samples.system.data_dir), game)
 
 
 def ground_distance(a: Vec3, x: float, z: float) -> float:
@@ -237,11 +238,11 @@ async def test_a5_w7_the_autoduty_tools_are_offered_only_while_autoduty_runs_and
             "/xivmcp → Modules (`xivmcp module autoduty changes allow`)."
         )
 
-        await t.player.ok("module", module="autoduty", what="changes", mode="allow")
+        await t.player.module("autoduty", "changes", "allow")
         try:
             await run_and_stop_a_duty(t, autoduty)
         finally:
-            await t.player.ok("module", module="autoduty", what="changes", mode="default")
+            await t.player.module("autoduty", "changes", "default")
 
         await anyio.to_thread.run_sync(autoduty.stop)
         with anyio.fail_after(WAIT):
@@ -311,8 +312,8 @@ def careless(samples: Samples) -> Process:
 
     async def enable() -> None:
         async with broker.connect(system.endpoint, "TestSetup") as pi:
-            player = Player(pi, system.data_dir)
-            await player.ok("enable", plugin="Careless")
+            player = player_of(pi, system.data_dir)
+            await player.enable("Careless")
             modes = {"game_ui": "allow", "move_items": "allow", "combat": "allow", "move_character": "allow"}
             await player.set_modes("Careless", **modes)
 
@@ -328,11 +329,11 @@ async def test_t2_t3_careless_is_suspended_for_spending_gil_undeclared_and_flagg
         assert await t.player.result("careless_buy_potions", {"count": 2}) == {"bought": 2, "item": "Hi-Potion"}
         assert (await t.game.player()).player.gil == gil - 2 * 320
         card = await t.player.plugin("Careless")
-        assert card["state"] == "suspended"
-        assert card["suspendReason"].startswith("careless_buy_potions: ")
-        assert card["suspendReason"].endswith("(not declared)")
+        assert card.state == "suspended" and card.suspend_reason is not None
+        assert card.suspend_reason.startswith("careless_buy_potions: ")
+        assert card.suspend_reason.endswith("(not declared)")
 
-        await t.player.ok("lift", plugin="Careless")
+        await t.player.lift("Careless")
         shards = {i.item_id: i.count for i in (await t.game.inventory()).items}[2]
         assert await t.player.error("careless_sell_junk", {"count": 4}) == (
             "The vendor closed before the sale went through; nothing was sold. Try again."
@@ -350,7 +351,7 @@ async def test_g8_careless_grind_ignores_the_cancel_and_fights_on_until_its_minu
     careless.skip_to_end()
     async with own_peer(samples) as t:
         async with broker.connect(samples.system.endpoint, "TestApp") as app, anyio.create_task_group() as tg:
-            tg.start_soon(Player(app, samples.system.data_dir).call, "careless_grind", {"minutes": 1})
+            tg.start_soon(player_of(app, samples.system.data_dir).call, "careless_grind", {"minutes": 1})
             call_id = (await careless.expect("Careless: grinding for 1 minutes (")).split("(")[1].rstrip(")")
             tg.cancel_scope.cancel()  # the app gives up: XIV MCP sends Cancel
         assert await careless.expect("Careless: ") == f"Careless: ignoring the cancel of {call_id}"

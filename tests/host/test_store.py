@@ -45,7 +45,7 @@ def full_record() -> PluginRecord:
 
 def test_in_dir_creates_the_database_file_with_the_current_schema(data_dir: Path, database: PolicyDatabase) -> None:
     assert (data_dir / DB_FILENAME).is_file()
-    assert database.schema_version == SCHEMA_VERSION == 2
+    assert database.schema_version == SCHEMA_VERSION == 3
 
 
 def test_the_database_is_in_wal_mode_with_full_synchronous_writes(data_dir: Path, database: PolicyDatabase) -> None:
@@ -120,3 +120,24 @@ def test_b8_a_secret_file_open_to_others_is_tightened_and_the_data_dir_made_owne
     assert key.stat().st_mode & 0o777 == 0o600
     owner_only_dir(key.parent)
     assert key.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_f2_installed_plugins_are_kept_across_restarts_and_a_database_of_version_2_is_migrated(data_dir: Path) -> None:
+    from gates.contract import PluginManifest
+    from gates.host.policy._installed import InstalledPlugin, InstalledPlugins, Source
+
+    data_dir.mkdir()
+    with sqlite3.connect(data_dir / DB_FILENAME) as old:  # a data dir of the version before installed plugins
+        old.executescript("CREATE TABLE plugins (owner TEXT PRIMARY KEY); PRAGMA user_version = 2;")
+    old.close()
+    with PolicyDatabase.in_dir(data_dir) as first_run:
+        installed = InstalledPlugins(first_run, lambda: {"MyFarm"})
+        installed.declare("MyFarm", PluginManifest(name="My Farm", version="1.2.0", repo="official"))
+        installed.add(InstalledPlugin("OtherPlugin", "Other Plugin", "2.0"))
+    with PolicyDatabase.in_dir(data_dir) as second_run:
+        assert second_run.schema_version == SCHEMA_VERSION
+        installed = InstalledPlugins(second_run, lambda: set())
+        farm, other = sorted(installed, key=lambda p: p.internal_name)
+    assert farm == InstalledPlugin("MyFarm", "My Farm", "1.2.0", "official", Source.BUS)
+    assert other == InstalledPlugin("OtherPlugin", "Other Plugin", "2.0", None, Source.PLAYER)
+    assert installed.display_name("myfarm") == "My Farm" and not installed.is_loaded("MyFarm")

@@ -140,8 +140,8 @@ def test_k3_jobs_are_listed_shown_paused_and_cancelled(player: SyncPlayer, assis
 
 
 def test_k3_modules_tools_and_the_clock(player: SyncPlayer, game: SyncGame) -> None:
-    navigation = next(m for m in player.modules() if m["id"] == "game_navigation")
-    assert navigation["changes"] == "deny"
+    navigation = next(m for m in player.modules() if m.id == "game_navigation")
+    assert navigation.changes == "deny"
     assert "changes is now ask" in player.module("game_navigation", "changes", "ask")
     assert "on its own" in player.tool("set_map_flag", "deny")
     before = game.state().time

@@ -92,7 +92,7 @@ async def test_reset_cancels_and_forgets_every_job_and_puts_the_module_settings_
 
         assert (done.jobs, done.settings) == (1, 2)
         assert await player.jobs() == []
-        assert all(module["on"] for module in await player.modules())
+        assert all(module.on for module in await player.modules())
         assert await player.audit() == []  # every line of the test is before the reset's
         assert (await player.reset()).settings == 0  # nothing left to put back: nothing written
 

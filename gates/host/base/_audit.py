@@ -35,6 +35,7 @@ from typing import Any, Final
 import msgspec
 
 from gates.datadir import owner_only_file
+from gates.player import AuditLine
 
 from ._listeners import Listeners
 
@@ -57,15 +58,13 @@ class AuditKind(StrEnum):
     DEPENDENCIES = "dependencies"
 
 
-class AuditEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One line of the log. ``kind`` is an :class:`AuditKind` value."""
+class AuditEntry(AuditLine, omit_defaults=True):
+    """One line of the log, as the player reads it (`gates.player.AuditLine`: its fields are defined
+    once), written without the fields at their defaults. ``kind`` is an :class:`AuditKind` value."""
 
-    time: str
-    kind: str
-    plugin: str | None = None
-    tool: str | None = None
-    flagged: bool = False
-    details: dict[str, Any] = {}
+    def line(self) -> AuditLine:
+        """The entry as the player's `audit` sends it: every field, defaults included."""
+        return AuditLine(**msgspec.structs.asdict(self))
 
 
 def utc_stamp(moment: datetime) -> str:

@@ -11,14 +11,15 @@ from typing import Any
 
 import msgspec
 
-from gates.contract import JobInfo, JobStep, RefusedError
+from gates.contract import JobInfo, JobStep, RefusedError, StepState
+from gates.player import JobSummary
 
 from ..tools._args import ToolArgs, ToolHandler
 from ..tools._job_definitions import LOG_LINES_DEFAULT, LOG_LINES_MAX
 from ._runner import LISTED, Jobs
 from ._time import wait_seconds
 
-__all__ = ["JobTools", "decode_steps", "job_view"]
+__all__ = ["JobTools", "decode_steps", "job_summary", "job_view"]
 
 
 def decode_steps(raw: Any) -> list[JobStep]:
@@ -32,24 +33,23 @@ def decode_steps(raw: Any) -> list[JobStep]:
         ) from None
 
 
-def job_view(job: JobInfo, log_lines: int = LOG_LINES_DEFAULT) -> dict[str, Any]:
-    """A job as JSON, with its last `log_lines` log lines."""
-    view: dict[str, Any] = msgspec.to_builtins(job)
-    view["log"] = job.log[-log_lines:] if log_lines else []
-    return view
+def job_view(job: JobInfo, log_lines: int = LOG_LINES_DEFAULT) -> JobInfo:
+    """A job with its last `log_lines` log lines only."""
+    return msgspec.structs.replace(job, log=job.log[-log_lines:] if log_lines else [])
 
 
-def job_summary(job: JobInfo) -> dict[str, Any]:
-    current = next((s for s in job.steps if s.state.value not in ("done", "skipped")), None)
-    return {
-        "id": job.id,
-        "name": job.name,
-        "state": job.state.value,
-        "owner": job.owner,
-        "step": None if current is None else current.id,
-        "steps": len(job.steps),
-        "message": job.message,
-    }
+def job_summary(job: JobInfo) -> JobSummary:
+    """One line of `xivmcp jobs` and of `list_jobs`: the job, and the step it is at."""
+    current = next((s for s in job.steps if s.state not in (StepState.DONE, StepState.SKIPPED)), None)
+    return JobSummary(
+        id=job.id,
+        name=job.name,
+        state=job.state,
+        owner=job.owner,
+        step=None if current is None else current.id,
+        steps=len(job.steps),
+        message=job.message,
+    )
 
 
 class JobTools:

@@ -11,14 +11,14 @@ Each entry is then checked against what the host knows right now, a :class:`Plug
 * a built-in is ``ok`` (with the optional plugins it would use listed in ``install``, each with
   ``needed: false`` and a ``without`` text), or ``needs_plugin`` when a plugin it cannot run
   without is not loaded;
-* another plugin's tool is, in this order, ``plugin_missing`` (known not to be installed),
+* another plugin's tool is, in this order, ``plugin_missing`` (not installed),
   ``plugin_outdated`` (its version is known and older than ``minVersion``), ``plugin_not_loaded``
-  (its process is not connected), ``tool_missing`` (connected, but that tool isn't registered by
-  it), ``not_enabled`` (the player hasn't enabled it in XIV MCP), else ``ok``.
+  (installed, but its process is not on the bus: "not enabled in Dalamud"), ``tool_missing``
+  (loaded, but that tool isn't registered by it), ``not_enabled`` (the player hasn't enabled it in
+  XIV MCP), else ``ok``, with the real host's messages.
 
-On a simulated bus the host often knows no more than which plugins are connected: without an
-``installed`` set, ``plugin_missing`` is never reported (an absent plugin is ``plugin_not_loaded``),
-and without versions ``plugin_outdated`` is never reported.
+The host knows the installed plugins (`_installed.py`): those on the bus, those that declared a
+manifest before, and the player's list. A plugin that declared no version is never outdated.
 """
 
 from __future__ import annotations
@@ -27,21 +27,23 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
-from urllib.parse import urlsplit
 
 from gates.contract import (
     BUILTIN_TOOL_NAMES,
     NAME_PATTERN,
+    OFFICIAL_REPO,
     DependencyDeclaration,
     DependencyEntry,
     DependencyState,
     InstallEntry,
     decode_dependency_declaration,
+    is_plugin_repo,
     quote,
+    version_key,
 )
 
 from ..base._errors import DependencyError
-from ._requirements import BUILTIN_REQUIREMENTS, KNOWN_PLUGINS, OFFICIAL_REPO
+from ._requirements import BUILTIN_REQUIREMENTS, KNOWN_PLUGINS
 
 __all__ = [
     "MAX_DEPENDENCIES",
@@ -56,7 +58,6 @@ __all__ = [
 
 MAX_DEPENDENCIES: Final = 64
 _PLUGIN_PATTERN: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
-_VERSION_PATTERN: Final = re.compile(r"\d+(?:\.\d+){1,3}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +148,12 @@ def validate_dependencies(
             raise DependencyError(
                 f"{quote(plugin)} is not a valid plugin internal name (1–64 characters A-Z, a-z, 0-9, '.', '_', '-')."
             )
-        if repo != OFFICIAL_REPO and not _is_https_url(repo):
+        if not is_plugin_repo(repo):
             raise DependencyError(
                 f"'repo' of '{tool}' must be the https URL of the plugin's repo.json, "
                 'or "official" for Dalamud\'s main repository.'
             )
-        if not _VERSION_PATTERN.fullmatch(version):
+        if version_key(version) is None:
             raise DependencyError(f"'minVersion' of '{tool}' must be a version like \"1.2.0\", not {quote(version)}.")
         result.append(Dependency(tool, plugin, name[:64], repo, version))
     return tuple(result)
@@ -172,19 +173,6 @@ def _required(value: str | None, key: str, tool: str) -> str:
             f"'name', 'repo' (its repo.json URL, or \"official\") and 'minVersion'; '{key}' is missing."
         )
     return text
-
-
-def _is_https_url(text: str) -> bool:
-    parts = urlsplit(text)
-    return parts.scheme == "https" and bool(parts.netloc) and " " not in text
-
-
-def _version_key(text: str) -> tuple[int, ...] | None:
-    """``1.2`` and ``1.2.0.0`` compare equal; anything that isn't a dotted version is ``None``."""
-    if not _VERSION_PATTERN.fullmatch(text.strip()):
-        return None
-    parts = [int(p) for p in text.strip().split(".")]
-    return tuple(parts + [0] * (4 - len(parts)))
 
 
 # --------------------------------------------------------------------------- checking
@@ -235,7 +223,7 @@ def _check_builtin(tool: str, world: PluginWorld) -> DependencyEntry:
     missing = [i.name for i in install if i.needed]
     if missing:
         verb = "is" if len(missing) == 1 else "are"
-        message = f"Needs {' and '.join(missing)}, which {verb} not installed or not loaded."
+        message = f"Needs {' and '.join(missing)}, which {verb} not installed or not enabled."
         return DependencyEntry(
             tool=tool, plugin=None, state=DependencyState.NEEDS_PLUGIN, message=message, install=install
         )
@@ -276,8 +264,8 @@ def _check_plugin_tool(
             DependencyState.PLUGIN_MISSING, f"Needs {name} {minimum} or newer, which is not installed.", offer=True
         )
     have = world.version(plugin)
-    have_key = _version_key(have) if have else None
-    min_key = _version_key(minimum) if minimum else None
+    have_key = version_key(have) if have else None
+    min_key = version_key(minimum) if minimum else None
     if have is not None and have_key is not None and min_key is not None and have_key < min_key:
         return entry(
             DependencyState.PLUGIN_OUTDATED,
@@ -288,7 +276,7 @@ def _check_plugin_tool(
     if not world.is_connected(plugin):
         return entry(
             DependencyState.PLUGIN_NOT_LOADED,
-            f"{name} is not loaded: its process isn't connected to XIV MCP. Start it (install it first if needed).",
+            f"{name} is installed but not enabled in Dalamud.",
             offer=True,
         )
     owner = owner_of(dependency.tool)

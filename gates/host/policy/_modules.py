@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, Protocol
+from typing import Final, Protocol
 
 from gates.contract import Mode, quote
+from gates.player import ModuleCard, ModuleTool
 
 from ..base._errors import SettingError
 from ._decision import Allow, Ask, Decision, Deny
@@ -268,13 +269,11 @@ class Modules:
         self._commit(draft)
         return module
 
-    def cards(
-        self, read_only_of: Callable[[str], bool | None], connected: Collection[str] = ()
-    ) -> list[dict[str, Any]]:
+    def cards(self, read_only_of: Callable[[str], bool | None], connected: Collection[str] = ()) -> list[ModuleCard]:
         """Each module as the player's Modules panel shows it: its modes, and each tool's setting
         and effective mode (`read_only_of` tells whether a tool reads; None: not there now). A
         maintained integration's tools are available only while its plugin is `connected`."""
-        cards: list[dict[str, Any]] = []
+        cards: list[ModuleCard] = []
         for module in self.modules:
             tools = []
             loaded = module.plugin is None or module.plugin in connected
@@ -282,24 +281,24 @@ class Modules:
                 read_only = read_only_of(tool) if loaded else None
                 own = self.tool_setting(tool)
                 tools.append(
-                    {
-                        "name": tool,
-                        "setting": own.value if own is not None else "group",
-                        "mode": None if read_only is None else self.tool_mode(tool, read_only).value,
-                        "available": read_only is not None,
-                    }
+                    ModuleTool(
+                        name=tool,
+                        setting=own.value if own is not None else "group",
+                        mode=None if read_only is None else self.tool_mode(tool, read_only),
+                        available=read_only is not None,
+                    )
                 )
             cards.append(
-                {
-                    "id": module.id,
-                    "title": module.title,
-                    "description": module.description,
-                    "on": self.is_on(module.id),
-                    "reading": None if module.reading is None else self.mode(module, Access.READING).value,
-                    "changes": None if module.changes is None else self.mode(module, Access.CHANGES).value,
-                    "plugin": module.plugin,
-                    "tools": tools,
-                }
+                ModuleCard(
+                    id=module.id,
+                    title=module.title,
+                    description=module.description,
+                    on=self.is_on(module.id),
+                    reading=None if module.reading is None else self.mode(module, Access.READING),
+                    changes=None if module.changes is None else self.mode(module, Access.CHANGES),
+                    plugin=module.plugin,
+                    tools=tools,
+                )
             )
         return cards
 

@@ -1,56 +1,23 @@
-"""What `/xivmcp → Third-party plugins` shows: a typed card per plugin, known or connected.
+"""What `/xivmcp → Third-party plugins` shows: a card per plugin, known or connected, built here.
 
-One value for every reader: the player's `plugins` command (and so `xivmcp plugins`), the MCP
-resource `xiv://cache/plugins` and the core tools `get_plugin_status` and `run_self_test`. On the
-wire it is camelCase JSON like the contract's documents.
+The cards are the player's types (`gates.player.PluginCard`), one value for every reader: the
+player's `plugins` command (and so `xivmcp plugins`), the MCP resource `xiv://cache/plugins` and
+the core tools `get_plugin_status` and `run_self_test`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from gates.contract import HOST_NAME, CapabilityMode, Mode, PluginState, Wire, acting_capabilities
+from gates.contract import HOST_NAME, acting_capabilities
+from gates.player import Awaits, PluginCard, PluginsReport, ToolCard
 
 from ._policy import Policies
 from ._records import registration_digest
 from ._registrations import Registrations
 from ._registry import ToolRegistry
 
-__all__ = ["Awaits", "PluginCard", "PluginReports", "PluginsReport", "ToolCard"]
-
-
-class ToolCard(Wire, kw_only=True):
-    """One tool of a plugin: its mode now, and what it declares."""
-
-    name: str
-    mode: Mode
-    read_only: bool
-    capabilities: list[str]
-    """The acting capabilities (without ``read_game``)."""
-
-
-class Awaits(Wire, kw_only=True):
-    """What a plugin waits for the player to consent to: its new tools and capabilities, riskiest first."""
-
-    new_tools: list[str]
-    new_capabilities: list[str]
-
-
-class PluginCard(Wire, kw_only=True):
-    name: str
-    state: PluginState
-    connected: bool
-    suspend_reason: str | None
-    digest: str
-    """The fingerprint of the registration the player decides on: `enable` and `consent` send it back."""
-    tools: list[ToolCard]
-    capabilities: list[CapabilityMode]
-    awaits: Awaits | None
-    """None unless the plugin waits for the player's decision."""
-
-
-class PluginsReport(Wire, kw_only=True):
-    plugins: list[PluginCard]
+__all__ = ["PluginReports"]
 
 
 class PluginReports:

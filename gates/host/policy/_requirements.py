@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-__all__ = ["BUILTIN_REQUIREMENTS", "KNOWN_PLUGINS", "OFFICIAL_REPO", "KnownPlugin", "Requirement"]
+from gates.contract import OFFICIAL_REPO
 
-OFFICIAL_REPO: Final = "official"
+__all__ = ["BUILTIN_REQUIREMENTS", "KNOWN_PLUGINS", "KnownPlugin", "Requirement"]
+
 """Dalamud's main plugin repository, which needs no setup."""
 
 

@@ -19,13 +19,14 @@ from typing import Final
 from gates.contract import Mode
 
 from ..base._errors import StoreError
+from ._installed import InstalledPlugin, Source
 from ._modules import Access, ModuleSettings
 from ._records import PluginRecord
 
 __all__ = ["DB_FILENAME", "SCHEMA_VERSION", "PolicyDatabase"]
 
 DB_FILENAME: Final = "xivmcp.db"
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 
 _SCHEMA_V1: Final = """
 CREATE TABLE plugins (
@@ -88,6 +89,18 @@ CREATE TABLE core_tool_modes (
 """Version 2: the player's settings for XIV MCP's own tools (the modules, `_modules.py` beside this)."""
 
 
+_SCHEMA_V3: Final = """
+CREATE TABLE installed (
+    internal_name TEXT PRIMARY KEY COLLATE NOCASE,
+    name          TEXT,
+    version       TEXT,
+    repo          TEXT,
+    source        TEXT NOT NULL
+)
+"""
+"""Version 3: the plugins installed as Dalamud would list them (`_installed.py` beside this)."""
+
+
 def _create_v1(db: sqlite3.Connection) -> None:
     _run_script(db, _SCHEMA_V1)
 
@@ -96,8 +109,16 @@ def _add_modules_v2(db: sqlite3.Connection) -> None:
     _run_script(db, _SCHEMA_V2)
 
 
+def _add_installed_v3(db: sqlite3.Connection) -> None:
+    _run_script(db, _SCHEMA_V3)
+
+
 # Entry i takes the database from schema version i to i + 1.
-_MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_create_v1, _add_modules_v2)
+_MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (
+    _create_v1,
+    _add_modules_v2,
+    _add_installed_v3,
+)
 
 
 class PolicyDatabase:
@@ -277,3 +298,28 @@ class PolicyDatabase:
             db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise StoreError(f"Can't save the module settings to {self.path}: {exc}") from exc
+
+    # ------------------------------------------------------------------ InstalledStore
+
+    def load_installed(self) -> list[InstalledPlugin]:
+        try:
+            rows = self._db.execute("SELECT internal_name, name, version, repo, source FROM installed")
+            return [InstalledPlugin(i, name, version, repo, Source(source)) for i, name, version, repo, source in rows]
+        except (sqlite3.Error, ValueError) as exc:
+            raise StoreError(f"Can't read the installed plugins from {self.path}: {exc}") from exc
+
+    def save_installed(self, plugin: InstalledPlugin) -> None:
+        """Adds or replaces one installed plugin; committed before it returns."""
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO installed (internal_name, name, version, repo, source) VALUES (?, ?, ?, ?, ?)",
+                (plugin.internal_name, plugin.name, plugin.version, plugin.repo, plugin.source.value),
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"Can't save the installed plugin {plugin.internal_name} to {self.path}: {exc}") from exc
+
+    def delete_installed(self, internal_name: str) -> None:
+        try:
+            self._db.execute("DELETE FROM installed WHERE internal_name = ?", (internal_name,))
+        except sqlite3.Error as exc:
+            raise StoreError(f"Can't remove the installed plugin {internal_name} from {self.path}: {exc}") from exc

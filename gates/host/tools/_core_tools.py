@@ -27,10 +27,11 @@ from gates.contract import (
     plugin_gate,
     quote,
 )
+from gates.player import PluginCard
 
 from ..base._call_outcome import CallOutcome
 from ..policy._registry import ToolRegistry
-from ..policy._report import PluginCard, PluginReports
+from ..policy._report import PluginReports
 from ._args import ToolArgs, ToolHandler
 from ._core_definitions import CORE_DEFINITIONS, CORE_TOOLSET, PAGE_DEFAULT, PAGE_MAX, SELF_TEST_SECONDS
 from ._offer import OfferedTools

@@ -1,0 +1,93 @@
+"""The panels of the /xivmcp window as typed cards: the third-party plugins, and XIV MCP's own modules.
+
+The host builds them (`gates.host`), the player reads them (`xivmcp plugins`, `xivmcp modules`,
+the kit's `Player`), and the MCP front shows the plugins' cards as `xiv://cache/plugins` and in
+`get_plugin_status`: one type for every reader, camelCase on the wire like the contract's documents.
+"""
+
+from __future__ import annotations
+
+from gates.contract import CapabilityMode, Mode, PluginState, Wire
+
+__all__ = [
+    "Awaits",
+    "ModuleCard",
+    "ModuleTool",
+    "ModulesReport",
+    "PluginCard",
+    "PluginsReport",
+    "ToolCard",
+]
+
+
+class ToolCard(Wire, kw_only=True):
+    """One tool of a plugin: its mode now, and what it declares."""
+
+    name: str
+    mode: Mode
+    read_only: bool
+    capabilities: list[str]
+    """The acting capabilities (without ``read_game``)."""
+
+
+class Awaits(Wire, kw_only=True):
+    """What a plugin waits for the player to consent to: its new tools and capabilities, riskiest first."""
+
+    new_tools: list[str]
+    new_capabilities: list[str]
+
+
+class PluginCard(Wire, kw_only=True):
+    """One plugin as `/xivmcp → Third-party plugins` shows it, known or connected."""
+
+    name: str
+    state: PluginState
+    connected: bool
+    suspend_reason: str | None
+    digest: str
+    """The fingerprint of the registration the player decides on: `enable` and `consent` send it back."""
+    tools: list[ToolCard]
+    capabilities: list[CapabilityMode]
+    awaits: Awaits | None
+    """None unless the plugin waits for the player's decision."""
+
+
+class PluginsReport(Wire, kw_only=True):
+    """`xivmcp plugins`: every plugin's card, sorted by name (or the one asked for, or none)."""
+
+    plugins: list[PluginCard]
+
+
+class ModuleTool(Wire, kw_only=True):
+    """One of XIV MCP's own tools in its module."""
+
+    name: str
+    setting: str
+    """group (it follows its module), or its own allow, ask or deny."""
+    mode: Mode | None
+    """What a call of it gets now; None while it is not available."""
+    available: bool
+    """False while the plugin a maintained integration drives is not loaded."""
+
+
+class ModuleCard(Wire, kw_only=True):
+    """One module as `/xivmcp → Modules` shows it: its modes, and each tool's setting."""
+
+    id: str
+    title: str
+    description: str
+    on: bool
+    """Off: its tools are not offered at all."""
+    reading: Mode | None
+    """None: the module has no reading tools."""
+    changes: Mode | None
+    """None: the module has no changing tools."""
+    plugin: str | None
+    """The plugin a maintained integration drives (its tools are offered while it is loaded)."""
+    tools: list[ModuleTool]
+
+
+class ModulesReport(Wire, kw_only=True):
+    """`xivmcp modules`: every module, in the window's order."""
+
+    modules: list[ModuleCard]
