@@ -7,6 +7,7 @@
     _social, _setting
     _reading              what each reading gate answers
     _gates, _peer         the gates on the bus (`Game.*`), the process (`python -m game`)
+    _admin                the admin gates' check: they answer only the player key (F4)
     _client               `GameClient`, the gates as typed async methods
     _maps                 map and world coordinates (A11)
     _world_file, _default_world   world files, and the world built in code
@@ -44,10 +45,11 @@ from ._documents import (
 )
 from ._errors import GameError, GameUnavailableError, WorldFileError
 from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
-from ._names import CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
+from ._names import ADMIN_GATES, CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
 from ._peer import GameConfig, add_game_options, run_game, serve_game
 from ._reading import CHANGES_LIMIT
 from ._replies import (
+    AdminHelloReply,
     ChangeReply,
     ChatReply,
     ClockReply,
@@ -70,11 +72,13 @@ from ._setting import SET_PATHS
 from ._world_file import load_world, save_world
 
 __all__ = [
+    "ADMIN_GATES",
     "CHANGED_MESSAGE",
     "CHANGES_LIMIT",
     "GAME_NAME",
     "RESET_MESSAGE",
     "SET_PATHS",
+    "AdminHelloReply",
     "Aetheryte",
     "Change",
     "ChangeReply",

@@ -15,6 +15,7 @@ import msgspec
 from ._errors import Refusal
 
 __all__ = [
+    "AdminHelloArgs",
     "AdvanceClockArgs",
     "AnswerDialogArgs",
     "ChangesArgs",
@@ -148,6 +149,11 @@ class AdvanceClockArgs(_Args):
 
 class SaveArgs(_Args):
     path: str | None = None
+
+
+class AdminHelloArgs(_Args):
+    nonce: str
+    """The caller's own random nonce, which the game's proof covers."""
 
 
 _AT = re.compile(r"^(?P<what>.*) - at `\$(?P<path>.*)`$")

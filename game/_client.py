@@ -10,18 +10,27 @@ Each method calls one gate and decodes its reply into the gate's Struct. A refus
 `GameError` with the game's message; no game on the bus (or a game that left during the call)
 raises `GameUnavailableError`. No other exception comes out of a call: the bus's own errors are
 translated here, once. Importing this loads nothing of the host, MCP or sqlite.
+
+The admin methods (`set`, `advance_clock`, `save`, `reset`) rewrite the world, and the game
+answers them only for the player (F4): a client made with the player key
+(`GameClient.as_player(pi, data_dir)`, as the command line and the test kit make it) proves it
+with each call (`game/_admin.py`); a plugin's client has no key, and gets the game's refusal.
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal, TypeAlias, TypeVar
 
 import msgspec
 
 from broker import IpcDisconnectedError, IpcError, IpcNotReadyError, IpcPeerLeftError, PluginInterface
+from gates.contract import PLAYER_KEY_FILE, KeyProof, new_nonce
 
+from ._admin import admin_mac, game_proof, wire_arguments
 from ._args import TradeItem
 from ._documents import (
     Change,
@@ -38,6 +47,7 @@ from ._documents import (
 from ._errors import NO_GAME, GameError, GameUnavailableError
 from ._names import CHANGED_MESSAGE, RESET_MESSAGE, GameGate
 from ._replies import (
+    AdminHelloReply,
     ChangeReply,
     ChatReply,
     ClockReply,
@@ -81,8 +91,20 @@ _decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
 class GameClient:
     """The simulated game's gates, one async method each, over a process's bus connection."""
 
-    def __init__(self, pi: PluginInterface) -> None:
+    def __init__(self, pi: PluginInterface, *, player_key: str | None = None) -> None:
+        """`player_key`: the player key itself, for the admin methods (None: a plugin's client, which
+        the game refuses them to); `as_player` reads it from a data dir instead."""
         self._pi = pi
+        self._key = player_key
+        self._key_file: Path | None = None
+
+    @classmethod
+    def as_player(cls, pi: PluginInterface, data_dir: Path) -> GameClient:
+        """A client whose admin methods prove the player key of `data_dir` (read at each call: the
+        host makes it when it first starts, which may be after this client was made)."""
+        client = cls(pi)
+        client._key_file = data_dir / PLAYER_KEY_FILE
+        return client
 
     @property
     def available(self) -> bool:
@@ -235,22 +257,62 @@ class GameClient:
     async def end_combat(self) -> ChangeReply:
         return await self.call(GameGate.END_COMBAT, ChangeReply)
 
-    # --- the player's and the tests' controls ----------------------------------------------
+    # --- the player's and the tests' controls (the admin gates: the player key only) --------
 
     async def set(self, path: str, value: JsonValue) -> ChangeReply:
         """Set one part of the world: gil, position, territory, logged_in, inventory.<itemId>, ..."""
-        body = _encode({"path": path, "value": value}).decode()
-        return await self._request(GameGate.SET, ChangeReply, body)
+        return await self._admin(GameGate.SET, ChangeReply, {"path": path, "value": value})
 
     async def advance_clock(self, seconds: float) -> ClockReply:
-        return await self.call(GameGate.ADVANCE_CLOCK, ClockReply, seconds=seconds)
+        """Move the test clock on by `seconds` (a --test-clock game only), recording the arrivals."""
+        return await self._admin(GameGate.ADVANCE_CLOCK, ClockReply, {"seconds": seconds})
 
     async def save(self, path: str | None = None) -> SaveReply:
-        return await self.call(GameGate.SAVE, SaveReply, path=path)
+        """Write the world to `path` (absolute: the game's folder is not the caller's), or to its --save file."""
+        return await self._admin(GameGate.SAVE, SaveReply, {} if path is None else {"path": path})
 
     async def reset(self) -> ResetReply:
         """The world back as the game started with it (a --test-clock game only: tests)."""
-        return await self.call(GameGate.RESET, ResetReply)
+        return await self._admin(GameGate.RESET, ResetReply, {})
+
+    async def _admin(self, gate: GameGate, reply_type: type[R], arguments: dict[str, Any]) -> R:
+        """Call an admin gate with the proof of the player key; without a key, as it is (the game refuses)."""
+        body = _encode(arguments)
+        key = self._player_key()
+        if key is None:
+            return await self._request(gate, reply_type, body.decode())
+        sent = wire_arguments(body)  # the arguments as the game reads them: what the MAC covers
+        client_nonce = new_nonce()
+        hello = await self._request(GameGate.ADMIN_HELLO, AdminHelloReply, _encode({"nonce": client_nonce}).decode())
+        if not hmac.compare_digest(hello.proof.encode(), game_proof(key, client_nonce).encode()):
+            where = self._key_file or "the key this client was given"
+            raise GameError(
+                f"{gate}: the game on the bus does not check your player key ({where}): it was started with "
+                "another --data-dir, or another process took the name Game. Nothing was sent; start the game "
+                "with the data dir of your XIV MCP (`xivmcp up` does), or point this command at it (--data-dir)."
+            )
+        try:
+            mac = admin_mac(key, hello.nonce, gate.value, sent)
+        except ValueError as exc:
+            raise GameError(f"{gate}: the arguments have no JSON text ({exc}); give finite numbers.") from None
+        proven = {**arguments, "proof": KeyProof(nonce=hello.nonce, mac=mac)}
+        return await self._request(gate, reply_type, _encode(proven).decode())
+
+    def _player_key(self) -> str | None:
+        if self._key_file is None:
+            return self._key
+        try:
+            key = self._key_file.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            key = ""
+        except OSError as exc:
+            raise GameError(f"Cannot read the player key at {self._key_file}: {exc.strerror or exc}.") from None
+        if not key:
+            raise GameError(
+                f"No player key at {self._key_file}: no XIV MCP host has run with this data dir. Start one with "
+                f"`xivmcp up --data-dir {self._key_file.parent}` (or pass the --data-dir it uses)."
+            )
+        return key
 
     def on_change(self, callback: Callable[[Change], object]) -> Callable[[], None]:
         """Call `callback(change)` for every change of the world (sync or async); returns the unsubscriber."""

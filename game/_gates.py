@@ -7,6 +7,9 @@ who calls) and answers `{"ok": true, ...}`. Whatever goes wrong becomes `{"ok": 
 "Game.<Gate>: ..."}`: a gate never raises into its caller. Handlers are synchronous, so one call
 runs to its end before the next starts and no call sees another's half-made change.
 
+The admin gates (`ADMIN_GATES`: Set, AdvanceClock, Save, Reset) first pass the player key's check
+(`_admin.AdminDoor`, F4); `Game.AdminHello` hands out the nonces it takes.
+
 Every change the engine records is broadcast as the message `Game.Changed`, its JSON as the one
 argument.
 """
@@ -24,10 +27,11 @@ from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
 from . import _goods, _moving, _reading, _setting, _social
+from ._admin import AdminDoor
 from ._documents import Change, GameReply
 from ._engine import GameEngine
 from ._errors import Refusal
-from ._names import CHANGED_MESSAGE, RESET_MESSAGE, GameGate
+from ._names import ADMIN_GATES, CHANGED_MESSAGE, RESET_MESSAGE, GameGate
 
 __all__ = ["ROUTES", "GameGates", "Route", "provide_game_gates"]
 
@@ -103,23 +107,42 @@ def _refused(gate: str, message: str) -> str:
 
 
 class GameGates:
-    """The handlers of every route over one engine."""
+    """The handlers of every route over one engine, the admin gates behind the player key's check."""
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: GameEngine, door: AdminDoor) -> None:
         self.engine = engine
+        self.door = door
 
     def handle(self, route: Route[Any], text: object) -> str:
         """Answer one call of `route`; never raises."""
-        gate = route.gate.value
+
+        def run(text: str | None, caller: str) -> msgspec.Struct:
+            if route.gate in ADMIN_GATES:  # F4: before anything else, so a refused call changes nothing
+                text = self.door.admit(route.gate, text, caller)
+            self.engine.resolve()
+            return route.run(self.engine, a.decode_args(route.args, text, route.example), caller)
+
+        return self._answer(route.gate, route.example, text, run)
+
+    def hello(self, text: object) -> str:
+        """Answer one call of `Game.AdminHello`; never raises."""
+        example = '{"nonce": "3f2a…"}'
+
+        def run(text: str | None, caller: str) -> msgspec.Struct:
+            return self.door.hello(a.decode_args(a.AdminHelloArgs, text, example), caller)
+
+        return self._answer(GameGate.ADMIN_HELLO, example, text, run)
+
+    def _answer(
+        self, game_gate: GameGate, example: str, text: object, run: Callable[[str | None, str], msgspec.Struct]
+    ) -> str:
+        gate = game_gate.value
         try:
             if isinstance(text, dict):  # the object itself rather than its JSON (`xivmcp gate call` sends that)
                 text = _encode(text).decode()
             elif text is not None and not isinstance(text, str):
-                raise Refusal(f"the argument must be a JSON object in a string, such as {route.example}")
-            self.engine.resolve()
-            args = a.decode_args(route.args, text, route.example)
-            reply = route.run(self.engine, args, current_caller())
-            body = _encode(reply)
+                raise Refusal(f"the argument must be a JSON object in a string, such as {example}")
+            body = _encode(run(text, current_caller()))
         except Refusal as exc:
             return _refused(gate, str(exc))
         except Exception as exc:  # a bug of the game: the caller still gets an answer, the log the traceback
@@ -131,7 +154,8 @@ class GameGates:
             return _refused(
                 gate,
                 f"the reply would be {len(body):,} bytes, more than the {_reading.REPLY_BUDGET:,} a reply may have; "
-                "read the parts you need (Game.GetInventory, Game.GetZones, ...) or write it with Game.Save",
+                "read the parts you need (Game.GetInventory, Game.GetZones, ...); the player can write it to a "
+                "file with `xivmcp game save FILE`",
             )
         return body.decode()
 
@@ -139,10 +163,10 @@ class GameGates:
         return lambda text: self.handle(route, text)
 
 
-def provide_game_gates(pi: PluginInterface, engine: GameEngine) -> GameGates:
-    """Serve every game gate on `pi`; broadcast each change as `Game.Changed`, and a reset as
-    `Game.WorldReset` (a change of the world that records nothing)."""
-    gates = GameGates(engine)
+def provide_game_gates(pi: PluginInterface, engine: GameEngine, door: AdminDoor) -> GameGates:
+    """Serve every game gate on `pi`, the admin gates behind `door`; broadcast each change as
+    `Game.Changed`, and a reset as `Game.WorldReset` (a change of the world that records nothing)."""
+    gates = GameGates(engine, door)
     changed = pi.get_ipc_provider(CHANGED_MESSAGE, params=(str,))
     was_reset = pi.get_ipc_provider(RESET_MESSAGE, params=(int,))
 
@@ -164,4 +188,5 @@ def provide_game_gates(pi: PluginInterface, engine: GameEngine) -> GameGates:
         # Declared "any": a caller that sends the object itself, or something else by mistake, gets
         # the gate's own refusal rather than an IPC type error (a gate never raises into its caller).
         pi.get_ipc_provider(route.gate, params=(object | None,), returns=str).register_func(gates.handler(route))
+    pi.get_ipc_provider(GameGate.ADMIN_HELLO, params=(object | None,), returns=str).register_func(gates.hello)
     return gates

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-__all__ = ["CHANGED_MESSAGE", "GAME_NAME", "RESET_MESSAGE", "GameGate"]
+__all__ = ["ADMIN_GATES", "CHANGED_MESSAGE", "GAME_NAME", "RESET_MESSAGE", "GameGate"]
 
 GAME_NAME: Final = "Game"
 """The simulated game's InternalName on the bus."""
@@ -60,8 +60,18 @@ class GameGate(StrEnum):
     SET_TARGET = "Game.SetTarget"
     START_COMBAT = "Game.StartCombat"
     END_COMBAT = "Game.EndCombat"
+    # the admin gates (`ADMIN_GATES`): they rewrite the world, answering only the player (F4)
     SET = "Game.Set"
     ADVANCE_CLOCK = "Game.AdvanceClock"
     SAVE = "Game.Save"
     RESET = "Game.Reset"
     """Tests only (a --test-clock game): the world back as the game started with it."""
+    ADMIN_HELLO = "Game.AdminHello"
+    """`{"nonce": clientNonce}`: the game proves it checks the player key and hands out a nonce for
+    one admin call (`{..., "proof": {"nonce", "mac"}}`, see `game/_admin.py`)."""
+
+
+ADMIN_GATES: Final = frozenset({GameGate.SET, GameGate.ADVANCE_CLOCK, GameGate.SAVE, GameGate.RESET})
+"""The gates that rewrite the world rather than act in it as a character would: setting any part of
+it, moving the test clock, writing it to a file, putting it back. They answer only a caller that
+proves the player key (the player's commands, the test harness), never a plugin (F4)."""

@@ -1,11 +1,16 @@
 """The game as a process on the bus: `python -m game` and `xivmcp game` (W1).
 
-    python -m game --bus tcp://127.0.0.1:37520 [--world FILE.json] [--seed N] [--test-clock] [--save FILE.json]
+    python -m game --bus tcp://127.0.0.1:37520 [--data-dir DIR] [--world FILE.json] [--seed N] [--test-clock]
+                   [--save FILE.json]
 
 `serve_game` connects as `Game`, serves every gate, says it is ready once the broker holds them,
 and (on the real clock) runs the arrival timer, which records a walk's arrival when it happens so
 that `Game.Changed` says "arrived" on time. On the test clock nothing happens between calls:
 `Game.AdvanceClock` moves time and records the arrivals.
+
+The admin gates (`Game.Set`, `Game.AdvanceClock`, `Game.Save`, `Game.Reset`) answer only a caller
+that proves the player key of the data dir (`DATA_DIR/player.key`, F4): without `--data-dir` the
+game has no key to check, and refuses them all. `xivmcp game` and `xivmcp up` always give one.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ import anyio
 import anyio.abc
 
 from broker import connect, run_main
+from gates.contract import PLAYER_KEY_FILE
 
+from ._admin import AdminDoor
 from ._clock import Clock, RealClock, TestClock
 from ._default_world import default_world
 from ._documents import World
@@ -54,6 +61,13 @@ class GameConfig:
     test_clock: bool = False
     save_file: Path | None = None
     """Where `Game.Save` writes when it is given no path."""
+    data_dir: Path | None = None
+    """XIV MCP's data dir: the admin gates check the player key in it (None: no key, they refuse)."""
+
+    @property
+    def player_key_file(self) -> Path | None:
+        """The player key the admin gates check (read when they check: the host may make it later)."""
+        return None if self.data_dir is None else self.data_dir / PLAYER_KEY_FILE
 
 
 def build_world(config: GameConfig) -> World:
@@ -97,7 +111,7 @@ async def serve_game(
     clock: Clock = TestClock(world.time) if config.test_clock else RealClock(world.time)
     engine = GameEngine(world, clock, save_path=config.save_file)
     async with connect(config.bus, GAME_NAME, connect_timeout=connect_timeout) as pi, anyio.create_task_group() as tg:
-        provide_game_gates(pi, engine)
+        provide_game_gates(pi, engine, AdminDoor(config.player_key_file))
         if not clock.manual:
             tg.start_soon(_arrivals, engine, name="game arrivals")
         await pi.flush()  # "ready" means the broker holds the gates: a caller can use them at once
@@ -151,9 +165,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`python -m game`: the game on the bus, without the rest of `xivmcp`."""
     parser = argparse.ArgumentParser(prog="python -m game", description="The simulated game, a peer on the bus.")
     parser.add_argument("--bus", default=None, help="bus endpoint (default: $XIVMCP_BUS, else tcp://127.0.0.1:37520)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="XIV MCP's data dir, whose player key the admin gates check (without it they refuse)",
+    )
     add_game_options(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     return run_game(
-        GameConfig(bus=args.bus, world_file=args.world, seed=args.seed, test_clock=args.test_clock, save_file=args.save)
+        GameConfig(
+            bus=args.bus,
+            world_file=args.world,
+            seed=args.seed,
+            test_clock=args.test_clock,
+            save_file=args.save,
+            data_dir=args.data_dir,
+        )
     )

@@ -23,6 +23,7 @@ from ._documents import (
 )
 
 __all__ = [
+    "AdminHelloReply",
     "ChangeReply",
     "ChatReply",
     "ClockReply",
@@ -138,3 +139,12 @@ class ResetReply(_Reply, kw_only=True):
 class SaveReply(_Reply, kw_only=True):
     path: str
     """The absolute path the world was written to."""
+
+
+class AdminHelloReply(_Reply, kw_only=True):
+    """`Game.AdminHello`: a nonce for one admin call, and the game's proof that it checks the player key."""
+
+    nonce: str
+    """Good once, for a minute, for the caller it was handed to."""
+    proof: str
+    """HMAC(key, "xivmcp-game" | the caller's nonce): a game that checks another key cannot make it."""

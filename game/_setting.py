@@ -1,9 +1,10 @@
 """`Game.Set` (the player's and the CLI's way to put the world in a state), the test clock, saving, and
 `Game.Reset` (a shared test system's world back at its start between tests).
 
-`Game.Set {path, value}` records its change with the capability that path needs, so setting gil
-from a plugin's process is a gil change by that plugin, as spending it would be. A value equal
-to the current one changes nothing.
+These are the admin gates: they answer only a caller that proves the player key (`_admin`, F4),
+which the gates check before any of this runs. `Game.Set {path, value}` records its change with
+the capability that path needs, by the process that set it (the command line, a test), as any
+other change. A value equal to the current one changes nothing.
 """
 
 from __future__ import annotations

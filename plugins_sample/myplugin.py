@@ -47,7 +47,7 @@ GIL: Final = 1
 """The catalog's currency id of gil."""
 T = TypeVar("T")
 
-plugin = Plugin(NAME)
+plugin = Plugin(NAME, display_name="My Plugin", version="1.0.0", repo="https://example.com/myplugin/repo.json")
 
 
 @dataclass

@@ -98,7 +98,11 @@ class RawPlugin:
         except IpcError as exc:  # XIV MCP went away meanwhile: nobody waits for this call any more
             say(f"{NAME}: could not finish {call_id}: {exc}")
             return
-        say(f"{NAME}: finished {call_id}: {'accepted' if reply.get('ok') else reply.get('error')}")
+        if not reply.get("ok"):
+            said = reply.get("error")
+        else:  # {"accepted": false}: the call had already been completed or failed
+            said = "accepted" if reply.get("accepted") else "not accepted (the call had already ended)"
+        say(f"{NAME}: finished {call_id}: {said}")
 
     def cancel(self, call_id: str) -> None:
         event = self.cancelled.get(call_id)

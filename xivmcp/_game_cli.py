@@ -7,6 +7,9 @@
     xivmcp game advance SECONDS            the test clock
     xivmcp game save FILE                  write the world to a file
 
+The game checks the player key of its --data-dir for `set`, `advance` and `save` (its admin gates,
+F4), and these commands prove the key of theirs: the same data dir, as `xivmcp up` gives both.
+
 Exit 0 done, 1 when the game refuses (its message on stderr), 2 when there is no game (or no
 bus) to talk to.
 """
@@ -85,7 +88,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
 def cmd_game(args: argparse.Namespace) -> int:
     logging.getLogger("xivmcp.bus").setLevel(logging.NOTSET)  # a long-running peer's bus warnings are worth seeing
     return run_game(
-        GameConfig(bus=args.bus, world_file=args.world, seed=args.seed, test_clock=args.test_clock, save_file=args.save)
+        GameConfig(
+            bus=args.bus,
+            world_file=args.world,
+            seed=args.seed,
+            test_clock=args.test_clock,
+            save_file=args.save,
+            data_dir=Path(args.data_dir),  # its player key: the admin gates answer only the player (F4)
+        )
     )
 
 
@@ -93,7 +103,7 @@ def _with_game(args: argparse.Namespace, act: Callable[[GameClient], Awaitable[i
     async def run() -> int:
         async with connect(args.bus, cli_peer_name()) as pi:
             try:
-                return await act(GameClient(pi))
+                return await act(GameClient.as_player(pi, Path(args.data_dir)))  # set, advance, save: the player's
             except GameUnavailableError as exc:
                 print_err(str(exc))
                 return 2

@@ -38,9 +38,11 @@ from gates.player import (
     ConsentPlugin,
     ControlJob,
     EnablePlugin,
+    Install,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListInstalled,
     ListJobs,
     ListModules,
     ListPlugins,
@@ -53,6 +55,7 @@ from gates.player import (
     SetModule,
     SetToolSetting,
     ShowJob,
+    Uninstall,
     decode_call_event,
 )
 
@@ -249,6 +252,28 @@ _PLAYER_COMMANDS: Final = (
         ),
     ),
     _PlayerCommand(
+        "installed",
+        "the plugins installed, as Dalamud would list them: on the bus (loaded) or known to the host",
+        lambda a: ListInstalled(),
+    ),
+    _PlayerCommand(
+        "install",
+        "put a plugin on the installed list (not running), or change its display name, version or repo",
+        lambda a: Install(plugin=a.plugin, name=a.name, version=a.version, repo=a.repo),
+        (
+            _arg("plugin", help="its InternalName"),
+            _arg("--name", help="its display name, as players see it"),
+            _arg("--version", help='its version, like "1.2.0" (dependencies check minVersion against it)'),
+            _arg("--repo", help='the https URL of its repo.json, or "official"'),
+        ),
+    ),
+    _PlayerCommand(
+        "uninstall",
+        "take a plugin off the installed list",
+        lambda a: Uninstall(plugin=a.plugin),
+        (_arg("plugin", help="its InternalName"),),
+    ),
+    _PlayerCommand(
         "advance-clock",
         "move a --test-clock host's clock forward, and a --test-clock game's with it (tests)",
         lambda a: AdvanceClock(seconds=a.seconds),
@@ -300,7 +325,7 @@ def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Com
                     command = msgspec.structs.replace(command, notify=_tell_the_player(pi))
                 reply = await player.send(command)
                 if isinstance(command, AdvanceClock):
-                    extra["game"] = await _advance_game_clock(pi, command.seconds)
+                    extra["game"] = await _advance_game_clock(pi, data_dir, command.seconds)
             except NotYourHostError as exc:
                 print_err(str(exc))
                 return 2
@@ -319,9 +344,9 @@ def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Com
     return run_async(run, verbose=args.verbose)
 
 
-async def _advance_game_clock(pi: PluginInterface, seconds: float) -> str:
+async def _advance_game_clock(pi: PluginInterface, data_dir: Path, seconds: float) -> str:
     """One clock for the whole system under test: the game's test clock moves with the host's."""
-    game = GameClient(pi)
+    game = GameClient.as_player(pi, data_dir)  # Game.AdvanceClock answers only the player key (F4)
     if not game.available:
         return "no game on the bus"
     try:

@@ -19,6 +19,7 @@ from gates.player import (
     CallReply,
     HostClock,
     HostReset,
+    InstalledReport,
     JobControlled,
     JobsReport,
     ModuleCard,
@@ -55,6 +56,15 @@ def print_reply(reply: msgspec.Struct, extra: dict[str, str]) -> None:
             _print_audit(entries)
         case ModulesReport(modules=modules):
             _print_modules(modules)
+        case InstalledReport(plugins=plugins, message=message):
+            if message:
+                print(message)
+            if not plugins:
+                print("no plugins installed")
+            for plugin in plugins:
+                version = plugin.version or "version unknown"
+                loaded = "loaded" if plugin.loaded else "not loaded"
+                print(f"{plugin.internal_name}: {plugin.name} {version} [{loaded}] {plugin.repo or ''}".rstrip())
         case CallReply(result=result):
             print(result if isinstance(result, str) else json.dumps(result))
         case HostClock(now=now):

@@ -32,7 +32,8 @@ _MODULES: Final = ("_up_cli", "_status_cli", "_bus_cli", "_game_cli", "_player_c
 """The command line's modules, in the order `xivmcp --help` lists their commands."""
 _PLAYER_COMMANDS: Final = (
     *("plugins", "enable", "consent", "keep-disabled", "lift", "mode", "approvals", "approve", "decline"),
-    *("audit", "call", "jobs", "job", "modules", "module", "tool", "advance-clock"),
+    *("audit", "call", "jobs", "job", "modules", "module", "tool", "installed", "install", "uninstall"),
+    "advance-clock",
 )
 _COMMANDS: Final[dict[str, str]] = {
     "up": "_up_cli",

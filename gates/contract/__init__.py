@@ -10,7 +10,8 @@ It knows nothing of the host, MCP or sockets, and imports nothing else of ``gate
 * the replies every host gate answers, ``{"ok": true, ...}`` or ``{"ok": false, ...}`` (``_replies``);
 * the rules of a tool definition (``_definition``) and the error tree (``_errors``);
 * where a running system is: the runtime file in its data dir (``_runtime``);
-* a plugin's manifest, as Dalamud knows an installed plugin (``_manifest``).
+* a plugin's manifest, as Dalamud knows an installed plugin (``_manifest``);
+* proving the player key without sending it: nonces, tagged MACs, the proof document (``_proof``).
 """
 
 from ._builtins import (
@@ -109,9 +110,11 @@ from ._errors import (
 from ._manifest import (
     MANIFEST_GATE,
     OFFICIAL_REPO,
+    PLUGIN_NAME,
     InstalledInfo,
     ManifestReply,
     PluginManifest,
+    check_manifest,
     decode_manifest,
     is_plugin_repo,
     version_key,
@@ -127,6 +130,16 @@ from ._names import (
     Message,
     PluginGate,
     plugin_gate,
+)
+from ._proof import (
+    MAX_NONCE,
+    NONCE_LIFETIME,
+    PLAYER_KEY_FILE,
+    KeyProof,
+    ProofPurpose,
+    canonical_json,
+    new_nonce,
+    tagged_mac,
 )
 from ._replies import (
     MAX_ERROR_TEXT,
@@ -153,6 +166,16 @@ from ._runtime import (
 )
 
 __all__ = [
+    "PLUGIN_NAME",
+    "check_manifest",
+    "MAX_NONCE",
+    "NONCE_LIFETIME",
+    "PLAYER_KEY_FILE",
+    "KeyProof",
+    "ProofPurpose",
+    "canonical_json",
+    "new_nonce",
+    "tagged_mac",
     "InstalledInfo",
     "ManifestReply",
     "MANIFEST_GATE",

@@ -27,7 +27,9 @@ __all__ = [
     "OFFICIAL_REPO",
     "InstalledInfo",
     "ManifestReply",
+    "PLUGIN_NAME",
     "PluginManifest",
+    "check_manifest",
     "decode_manifest",
     "is_plugin_repo",
     "version_key",
@@ -38,6 +40,8 @@ MANIFEST_GATE: Final = "XivMcp.Simulator.DeclareManifest"
 gate (the real host reads Dalamud's plugin list instead)."""
 OFFICIAL_REPO: Final = "official"
 """The repo of a plugin from Dalamud's main repository."""
+PLUGIN_NAME: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""What a plugin's InternalName may be, as the real host's dependency parser checks it."""
 _VERSION: Final = re.compile(r"\d+(?:\.\d+){1,3}")
 _MAX_TEXT: Final = 200
 
@@ -94,7 +98,11 @@ def is_plugin_repo(repo: str) -> bool:
 
 def decode_manifest(text: str | bytes) -> PluginManifest:
     """Decodes and checks a manifest; each refusal says what to send instead."""
-    manifest = _MANIFEST.decode(text)
+    return check_manifest(_MANIFEST.decode(text))
+
+
+def check_manifest(manifest: PluginManifest) -> PluginManifest:
+    """The manifest, if its name, version and repo are ones Dalamud would take; else `InvalidDocumentError`."""
     for field, value in (("name", manifest.name), ("version", manifest.version), ("repo", manifest.repo)):
         if value is not None and (not value.strip() or len(value) > _MAX_TEXT or not value.isprintable()):
             raise InvalidDocumentError(

@@ -13,21 +13,18 @@ little for one to be asked (`xivmcp approvals --wait SECONDS`), so scripts need 
 
 from __future__ import annotations
 
-import contextlib
 from typing import Final
 
 import anyio
 import anyio.abc
 import msgspec
-from anyio.streams.memory import MemoryObjectReceiveStream
 
-from broker import CallGateSubscriber, IpcError, current_caller
+from broker import current_caller
 from gates.contract import (
     Answer,
     JobInfo,
     JobReply,
     RefusedError,
-    encode_json,
     error_reply,
     exception_reply,
     ok_reply,
@@ -39,10 +36,8 @@ from gates.player import (
     AdvanceClock,
     AnswerApproval,
     ApprovalAnswer,
-    ApprovalEvent,
     ApprovalsReport,
     AuditReport,
-    CallEvent,
     CallReply,
     CallTool,
     ConsentPlugin,
@@ -51,11 +46,14 @@ from gates.player import (
     HostClock,
     HostReset,
     HostStats,
+    Install,
+    InstalledReport,
     JobControlled,
     JobsReport,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListInstalled,
     ListJobs,
     ListModules,
     ListPlugins,
@@ -64,7 +62,6 @@ from gates.player import (
     PlayerCommand,
     PlayerHelloReply,
     PluginsReport,
-    ProgressEvent,
     ReadAudit,
     ResetForTests,
     SetMode,
@@ -73,11 +70,13 @@ from gates.player import (
     SetToolSetting,
     ShowJob,
     StatsReport,
+    Uninstall,
     decode_player_auth,
     decode_player_command,
     host_proof,
 )
 
+from ._call_events import CallEvents
 from ._challenges import Challenges
 from ._host import Host
 from .base._clock import SystemClock
@@ -87,10 +86,6 @@ from .policy._approvals import Approval
 
 MAX_NONCE: Final = 128
 """The longest client nonce `XivMcp.PlayerHello` takes."""
-EVENT_BUFFER: Final = 256
-"""Events of one call waiting to reach the player's command."""
-NOTIFY_SECONDS: Final = 2.0
-"""How long the host tries to hand one call event to the player's command."""
 MAX_WAIT: Final = 60.0
 """The longest a player command waits for something to happen (`approvals --wait`), in seconds."""
 RESET_JOBS_WAIT: Final = 10.0
@@ -155,12 +150,12 @@ class PlayerDesk:
         # Cancelled by `caller_left`: nobody is there to read a reply.
         return error_reply(f"{caller} left the bus; the command was abandoned.")
 
-    def _events_to(self, gate: str) -> _CallEvents:
+    def _events_to(self, gate: str) -> CallEvents:
         """Events of a call for the caller's own action gate (a process can only be told on its own)."""
         caller = current_caller()
         if not gate.startswith(f"{caller}."):
             raise RefusedError(f"'notify' must be a gate of your own ({caller}.…), not {quote(gate)}.")
-        return _CallEvents(self.host.pi.get_ipc_subscriber(gate), self._tg)
+        return CallEvents(self.host.pi.get_ipc_subscriber(gate), self._tg)
 
     def caller_left(self, name: str) -> None:
         """The process `name` left the bus: give up what it asked for, as an app that gives up on a
@@ -220,6 +215,14 @@ class PlayerDesk:
                 return SettingChanged(message=self.host.player.set_module(command.module, command.what, command.mode))
             case SetToolSetting():
                 return SettingChanged(message=self.host.player.set_core_tool(command.tool, command.setting))
+            case ListInstalled():
+                return InstalledReport(plugins=self.host.installed.infos())
+            case Install():
+                said = self.host.installed.install(command.plugin, command.name, command.version, command.repo)
+                return InstalledReport(plugins=self.host.installed.infos(), message=said)
+            case Uninstall():
+                said = self.host.installed.uninstall(command.plugin)
+                return InstalledReport(plugins=self.host.installed.infos(), message=said)
         raise AssertionError(f"unhandled player command {command!r}")
 
     def _plugins(self, command: ListPlugins) -> PluginsReport:
@@ -344,42 +347,6 @@ class PlayerDesk:
         jobs.drop([job.id for job in every])
         await jobs.durable()
         return len(every)
-
-
-class _CallEvents:
-    """A call's events for the player's command, delivered in order, each before the call's result."""
-
-    def __init__(self, gate: CallGateSubscriber, task_group: anyio.abc.TaskGroup) -> None:
-        self._gate = gate
-        self._send, receive = anyio.create_memory_object_stream[CallEvent](EVENT_BUFFER)
-        self._delivered = anyio.Event()
-        task_group.start_soon(self._deliver, receive)
-
-    def progress(self, text: str) -> None:
-        self._put(ProgressEvent(text=text))
-
-    def approval(self, approval: Approval) -> None:
-        self._put(
-            ApprovalEvent(approval_id=approval.id, tool=approval.tool, plugin=approval.plugin, summary=approval.summary)
-        )
-
-    def _put(self, event: CallEvent) -> None:
-        with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
-            self._send.send_nowait(event)  # a burst beyond the buffer is dropped: events are advisory
-
-    async def _deliver(self, receive: MemoryObjectReceiveStream[CallEvent]) -> None:
-        try:
-            async with receive:
-                async for event in receive:
-                    with anyio.move_on_after(NOTIFY_SECONDS), contextlib.suppress(IpcError):
-                        await self._gate.invoke_action(encode_json(event))
-        finally:
-            self._delivered.set()
-
-    async def aclose(self) -> None:
-        self._send.close()
-        with anyio.move_on_after(NOTIFY_SECONDS), anyio.CancelScope(shield=True):
-            await self._delivered.wait()
 
 
 _HOW: Final = {

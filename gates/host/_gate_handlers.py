@@ -2,7 +2,8 @@
 
 A handler checks who calls (the bus tells, G3), hands the arguments to the host's services and
 answers `{"ok": true, …}` or `{"ok": false, "error": "…"}` (G2); it never raises into the caller.
-All but StartJob, which waits for its job to be on disk, are synchronous.
+All but StartJob, which waits for its job to be on disk, and the job control gates, which may
+send a running step's plugin Cancel from a task, are synchronous.
 String parameters are nullable, as C#'s `string` is, so a null reaches the handler and gets a
 readable refusal instead of an IPC error.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -29,22 +30,26 @@ from gates.contract import (
     RefusedError,
     UnregisterAllReply,
     UnregisterReply,
-    decode_job,
     guard_gate,
     guard_gate_async,
     list_capabilities,
     ok_reply,
+    quote,
 )
 from gates.player import PLAYER_GATE, PLAYER_HELLO_GATE
 
 from ._desk import PlayerDesk
 from ._host import Host
+from ._plugin_documents import parse_plugin_job
 from ._plugin_requests import check_owner
-from .jobs._runner import LISTED
+from .jobs._runner import LISTED, NAME_LIMIT
 
 __all__ = ["HostGates", "announce", "provide_gates"]
 
 log = logging.getLogger("gates.host")
+
+PAUSED_BY_PLUGIN: Final = "Paused by a plugin."
+"""A job's message once its plugin paused it (the real host's words)."""
 
 
 class HostGates:
@@ -76,9 +81,6 @@ class HostGates:
             Gate.REPORT_PROGRESS: self.report_progress,
             Gate.GET_JOB: self.get_job,
             Gate.LIST_JOBS: self.list_jobs,
-            Gate.PAUSE_JOB: self.pause_job,
-            Gate.RESUME_JOB: self.resume_job,
-            Gate.CANCEL_JOB: self.cancel_job,
         }
         return {
             # Plain values, not replies (ApiVersion answers 2, G1), from handlers that cannot fail.
@@ -87,6 +89,10 @@ class HostGates:
             Gate.LIST_CAPABILITIES: lambda: ok_reply(list_capabilities()),
             **{gate: guard_gate(handler) for gate, handler in guarded.items()},
             Gate.START_JOB: guard_gate_async(self.start_job),
+            # in a task: pausing or cancelling a running step sends its plugin Cancel from a task
+            Gate.PAUSE_JOB: guard_gate_async(self.pause_job),
+            Gate.RESUME_JOB: guard_gate_async(self.resume_job),
+            Gate.CANCEL_JOB: guard_gate_async(self.cancel_job),
         }
 
     # --- tools, permissions and dependencies: the caller acts as the owner it names -------
@@ -122,51 +128,59 @@ class HostGates:
         return ok_reply(self.requests.get_approval(current_caller(), approval_id))
 
     def complete_call(self, call_id: str | None, result_json: str | None) -> str:
-        self.host.calls.complete(current_caller(), call_id or "", result_json)
-        return ok_reply(CallAccepted(accepted=True))
+        # false when the call had already been completed or failed (G7)
+        return ok_reply(CallAccepted(accepted=self.host.calls.complete(current_caller(), call_id or "", result_json)))
 
     def fail_call(self, call_id: str | None, message: str | None) -> str:
-        self.host.calls.fail(current_caller(), call_id or "", message)
-        return ok_reply(CallAccepted(accepted=True))
+        return ok_reply(CallAccepted(accepted=self.host.calls.fail(current_caller(), call_id or "", message)))
 
     def report_progress(self, call_id: str | None, text: str | None) -> str:
         self.host.calls.progress(current_caller(), call_id or "", text)
         return ok_reply()
 
     # --- jobs: a plugin sees and controls only the jobs it started (G10) ---------------------
+    # As in XivMcp/Api/PluginApi.cs: StartJob checks the owner, then that the player lets the
+    # plugin run, then the document; the job is named "{name} ({DisplayName})"; the control gates
+    # answer {"ok": true} alone; a plugin pauses a job "Paused by a plugin.".
 
     async def start_job(self, o: str | None, job_json: str | None) -> str:
-        document = decode_job(job_json or "")
-        job = self.jobs.start(document.name, document.steps, _owner(o))
+        owner = _owner(o)
+        self.requests.check_can_start_jobs(owner)
+        document = parse_plugin_job(job_json)
+        suffix = f" ({self.host.installed.display_name(owner)})"
+        name = document.name[: max(0, NAME_LIMIT - len(suffix))] + suffix  # B7: the plugin's part is cut
+        job = self.jobs.start(name, document.steps, owner)
         await self.jobs.durable()  # acknowledged means on disk (group commit: many starts, one fsync)
         return ok_reply(JobReply(job=job))
 
     def get_job(self, job_id: str | None) -> str:
         return ok_reply(JobReply(job=self._own_job(job_id)))
 
-    def list_jobs(self, o: str | None) -> str:
-        # B7: each job without its steps' results and its log (GetJob has them), the newest first
-        mine = self.jobs.listing(_owner(o), mine_only=True, newest=LISTED)
+    def list_jobs(self, _: str | None) -> str:
+        # The caller's own jobs, whatever it passes: the real host ignores the argument and asks
+        # who calls. B7: each job without its steps' results and its log (GetJob has them), the
+        # newest first, at most LISTED.
+        mine = self.jobs.listing(current_caller(), mine_only=True, newest=LISTED)
         return ok_reply(JobsReply(jobs=[msgspec.structs.replace(j, steps=[], log=[]) for j in mine]))
 
-    def pause_job(self, job_id: str | None) -> str:
-        return self._control(job_id, self.jobs.pause)
+    async def pause_job(self, job_id: str | None) -> str:
+        self.jobs.pause(self._own_job(job_id), PAUSED_BY_PLUGIN)
+        return ok_reply()
 
-    def resume_job(self, job_id: str | None) -> str:
-        return self._control(job_id, self.jobs.resume)
+    async def resume_job(self, job_id: str | None) -> str:
+        self.jobs.resume(self._own_job(job_id))
+        return ok_reply()
 
-    def cancel_job(self, job_id: str | None) -> str:
-        return self._control(job_id, self.jobs.cancel)
+    async def cancel_job(self, job_id: str | None) -> str:
+        self.jobs.cancel(self._own_job(job_id))
+        return ok_reply()
 
     def _own_job(self, job_id: str | None) -> JobInfo:
-        if not job_id:
-            raise RefusedError("'id' is required: the job id StartJob returned (or ListJobs lists).")
-        return self.jobs.get(job_id, current_caller(), mine_only=True)
-
-    def _control(self, job_id: str | None, act: Callable[[JobInfo], str]) -> str:
-        job = self._own_job(job_id)
-        act(job)
-        return ok_reply(JobReply(job=job))
+        """The caller's own job, by id or name; any other is refused as if there were none."""
+        job = self.jobs.find(job_id or "")
+        if job is None or job.owner != current_caller():
+            raise RefusedError(f"No job {quote(job_id or '')} of yours.")
+        return job
 
 
 def _owner(value: str | None) -> str:

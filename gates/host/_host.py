@@ -107,21 +107,33 @@ class Host:
         )
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[str | None] = Listeners("host change")
+        self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         self.calls = PluginCalls(
-            pi, task_group, self.clock, on_finished=self._call_finished, tag=tag, effects=EffectWatch(pi)
+            pi,
+            task_group,
+            self.clock,
+            on_finished=self._call_finished,
+            tag=tag,
+            effects=EffectWatch(pi),
+            display_name=self.installed.display_name,
         )
         self.core_tools = CoreTools(
             pi=pi, registry=self.registry, offered=self.offered, reports=self.reports, call=self.call_tool
         )
         state = HostState(
-            self.registry, self.policies, self.registrations, self.approvals, self.audit, self.changed, self.modules
+            self.registry,
+            self.policies,
+            self.registrations,
+            self.approvals,
+            self.audit,
+            self.changed,
+            self.modules,
+            self.installed,
         )
         self.call_path = CallPath(state, calls=self.calls, core=self.core_tools)
-        self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         self.plugin_requests = PluginRequests(
             state,
             dependencies=self.dependencies,
-            installed=self.installed,
             calls=self.calls,
             auto_enable=config.auto_enable,
             limits=limits,

@@ -29,7 +29,6 @@ from gates.contract import (
     Risk,
     StatusReply,
     ToolDefinition,
-    decode_approval_request,
     decode_manifest,
     decode_tool_definition,
     encode_json,
@@ -38,12 +37,12 @@ from gates.contract import (
     validate_tool_definition,
 )
 
+from ._plugin_documents import parse_approval_request
 from .base._audit import AuditKind
 from .base._config import HostLimits
 from .calls._plugin_calls import PluginCalls
 from .policy._approvals import ApprovalKind
 from .policy._dependencies import DependencyBook, check_dependencies, parse_dependencies
-from .policy._installed import InstalledPlugins
 from .policy._records import Registration
 from .policy._state import HostState
 
@@ -72,7 +71,6 @@ class PluginRequests:
         state: HostState,
         *,
         dependencies: DependencyBook,
-        installed: InstalledPlugins,
         calls: PluginCalls,
         auto_enable: bool,
         limits: HostLimits | None = None,
@@ -86,7 +84,7 @@ class PluginRequests:
         self._changed = state.changed
         self._dependencies = dependencies
         self._calls = calls
-        self._installed = installed
+        self._installed = state.installed
         self._auto_enable = auto_enable
         self._limits = limits or HostLimits()
         self._output_schemas = output_schemas
@@ -215,26 +213,19 @@ class PluginRequests:
         )
 
     def request_approval(self, caller: str, call_id: str | None, request_json: str | None) -> ApprovalReply:
-        if not call_id:
-            raise RefusedError("'callId' is required: the id of the call you got in Invoke.")
-        owner = self._calls.owner_of(call_id)
-        tool_name = self._calls.tool_of(call_id)
-        if owner is None or tool_name is None:
-            raise RefusedError(f"There is no running call {quote(call_id)}; ask for approval only during a call.")
-        if owner != caller:
-            raise RefusedError(
-                f"The call {quote(call_id)} belongs to {owner}; a plugin asks only during its own calls."
-            )
-        request = decode_approval_request(request_json or "")
-        registered = self._registry.get(tool_name)
-        if registered is None:
-            raise RefusedError(f"{tool_name} is no longer registered.")
-        decision = self._policies.decide_request(owner, registered.definition, request.capability)
+        """`RequestApproval` during one of the caller's own calls, judged on what its tool declared
+        when the call began; another plugin's call is refused as if there were none (G3, S1)."""
+        call_id = call_id or ""
+        owner, definition = self._calls.owner_of(call_id), self._calls.definition_of(call_id)
+        if owner is None or owner != caller or definition is None:
+            raise RefusedError(f"No running call {quote(call_id)}. Approvals can only be requested during a call.")
+        request = parse_approval_request(request_json)
+        decision = self._policies.decide_request(owner, definition, request.capability)
         approval = self._approvals.request(
             ApprovalKind.DURING_CALL,
             call_id,
             owner,
-            tool_name,
+            definition.name,
             (request.capability[: self._limits.max_capability_text],),  # B7: kept and logged cut
             request.summary,
             decision,
@@ -243,7 +234,22 @@ class PluginRequests:
             self._calls.approval_asked(call_id, approval)
         return approval.reply()
 
+    def check_can_start_jobs(self, owner: str) -> None:
+        """`StartJob` only for a plugin the player enabled, not suspended and not awaiting consent,
+        refused in the real host's words (`XivMcp/Api/PluginApi.cs`)."""
+        record = self._policies.record(owner)
+        if record.enabled and not record.suspended and not record.awaiting_consent:
+            return
+        if record.suspended:
+            why = " (it is suspended)."
+        elif record.awaiting_consent:
+            why = " (its registration changed and waits for the player's consent)."
+        else:
+            why = "."
+        raise RefusedError(
+            f"{self._installed.display_name(owner)} can't start jobs: the player has not enabled it in "
+            "/xivmcp → Third-party plugins" + why
+        )
+
     def get_approval(self, caller: str, approval_id: str | None) -> ApprovalReply:
-        if not approval_id:
-            raise RefusedError("'approvalId' is required: the id RequestApproval returned.")
-        return self._approvals.get_for(caller, approval_id).reply()
+        return self._approvals.get_for(caller, approval_id or "").reply()

@@ -27,7 +27,7 @@ from ._auth import (
     new_nonce,
     player_mac,
 )
-from ._cards import Awaits, ModuleCard, ModulesReport, ModuleTool, PluginCard, PluginsReport, ToolCard
+from ._cards import Awaits, InstalledReport, ModuleCard, ModulesReport, ModuleTool, PluginCard, PluginsReport, ToolCard
 from ._client import NotYourHostError, PlayerClient, PlayerError, read_player_key
 from ._events import ApprovalEvent, CallEvent, ProgressEvent, decode_call_event
 from ._protocol import (
@@ -43,9 +43,11 @@ from ._protocol import (
     ControlJob,
     EnablePlugin,
     HostStats,
+    Install,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListInstalled,
     ListJobs,
     ListModules,
     ListPlugins,
@@ -56,6 +58,7 @@ from ._protocol import (
     SetModule,
     SetToolSetting,
     ShowJob,
+    Uninstall,
     decode_player_command,
 )
 from ._replies import (
@@ -77,6 +80,10 @@ from ._replies import (
 )
 
 __all__ = [
+    "Install",
+    "InstalledReport",
+    "ListInstalled",
+    "Uninstall",
     "JOB_ACTIONS",
     "NONCE_LIFETIME",
     "PLAYER_GATE",

@@ -11,17 +11,16 @@ the host was down learns nothing: it cannot answer the challenge, and the comman
            ─ Player({nonce, mac = HMAC(key, "player" | nonce | command)}, command) ─►
                                          (checks the mac; each nonce is good once, for a minute)
 
-The two purposes are tagged, so the host's proof can never serve as a player's mac.
+The two purposes are tagged, so the host's proof can never serve as a player's mac. The nonces,
+the tagged MACs and the proof document are the contract's (`gates.contract`), which the game's
+admin gates prove the same key with (F4), under tags of their own.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
-from typing import Final
+from typing import Final, TypeAlias
 
-from gates.contract import DocumentDecoder, Wire
+from gates.contract import NONCE_LIFETIME, DocumentDecoder, KeyProof, ProofPurpose, Wire, new_nonce, tagged_mac
 
 __all__ = [
     "NONCE_LIFETIME",
@@ -33,15 +32,8 @@ __all__ = [
     "player_mac",
 ]
 
-NONCE_LIFETIME: Final = 60.0
-"""Seconds a host's nonce stays good for one command."""
-
-
-class PlayerAuth(Wire, kw_only=True, forbid_unknown_fields=True):
-    """`XivMcp.Player`'s first argument."""
-
-    nonce: str
-    mac: str
+PlayerAuth: TypeAlias = KeyProof
+"""`XivMcp.Player`'s first argument: the contract's proof document (`gates.contract._proof`)."""
 
 
 class PlayerHelloReply(Wire, kw_only=True):
@@ -56,20 +48,11 @@ def decode_player_auth(text: str | bytes) -> PlayerAuth:
     return _AUTH.decode(text)
 
 
-def new_nonce() -> str:
-    return secrets.token_hex(16)
-
-
-def _mac(key: str, purpose: bytes, *parts: str) -> str:
-    message = purpose + b"\x00" + b"\x00".join(p.encode() for p in parts)
-    return hmac.new(key.encode(), message, hashlib.sha256).hexdigest()
-
-
 def host_proof(key: str, client_nonce: str) -> str:
     """What the host answers a challenge with: only the holder of the key can make it."""
-    return _mac(key, b"xivmcp-host", client_nonce)
+    return tagged_mac(key, ProofPurpose.HOST, client_nonce)
 
 
 def player_mac(key: str, nonce: str, command_json: str) -> str:
     """What the player sends with one command: binds the key, the host's nonce and the command."""
-    return _mac(key, b"xivmcp-player", nonce, command_json)
+    return tagged_mac(key, ProofPurpose.PLAYER, nonce, command_json)

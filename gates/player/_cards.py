@@ -7,7 +7,7 @@ the kit's `Player`), and the MCP front shows the plugins' cards as `xiv://cache/
 
 from __future__ import annotations
 
-from gates.contract import CapabilityMode, Mode, PluginState, Wire
+from gates.contract import CapabilityMode, InstalledInfo, Mode, PluginState, Wire
 
 __all__ = [
     "Awaits",
@@ -91,3 +91,11 @@ class ModulesReport(Wire, kw_only=True):
     """`xivmcp modules`: every module, in the window's order."""
 
     modules: list[ModuleCard]
+
+
+class InstalledReport(Wire, kw_only=True):
+    """`xivmcp installed`, `install` and `uninstall`: every installed plugin, as Dalamud would list it."""
+
+    plugins: list[InstalledInfo]
+    message: str | None = None
+    """What `install` or `uninstall` did, in a sentence."""

@@ -15,9 +15,9 @@ from typing import Any, ClassVar, Final, Generic, TypeVar, get_args
 
 import msgspec
 
-from gates.contract import Answer, DocumentDecoder, JobReply, Wire
+from gates.contract import PLAYER_KEY_FILE, Answer, DocumentDecoder, JobReply, Wire
 
-from ._cards import ModulesReport, PluginsReport
+from ._cards import InstalledReport, ModulesReport, PluginsReport
 from ._replies import (
     ApprovalAnswer,
     ApprovalsReport,
@@ -46,9 +46,11 @@ __all__ = [
     "ControlJob",
     "EnablePlugin",
     "HostStats",
+    "Install",
     "KeepDisabled",
     "LiftSuspension",
     "ListApprovals",
+    "ListInstalled",
     "ListJobs",
     "ListModules",
     "ListPlugins",
@@ -59,6 +61,7 @@ __all__ = [
     "SetModule",
     "SetToolSetting",
     "ShowJob",
+    "Uninstall",
     "decode_player_command",
 ]
 
@@ -66,7 +69,6 @@ PLAYER_GATE: Final = "XivMcp.Player"
 """`Player(authJson, commandJson)`: one command, with the proof of the key (see `_auth.py`)."""
 PLAYER_HELLO_GATE: Final = "XivMcp.PlayerHello"
 """`PlayerHello(clientNonce)`: the host proves it knows the key and hands out a nonce."""
-PLAYER_KEY_FILE: Final = "player.key"
 JOB_ACTIONS: Final = ("pause", "resume", "cancel")
 """What `ControlJob` (`xivmcp job ACTION ID`) does to a job."""
 
@@ -202,6 +204,25 @@ class SetToolSetting(Command[SettingChanged], tag="tool"):
     """group (follow its module), allow, ask or deny."""
 
 
+class ListInstalled(Command[InstalledReport], tag="installed"):
+    """The plugins installed, as Dalamud would list them: those on the bus and those the host knows."""
+
+
+class Install(Command[InstalledReport], tag="install"):
+    """Put a plugin on the installed list (or change its display name, version or repo): it is then
+    `plugin_not_loaded` rather than `plugin_missing` for the plugins that depend on it."""
+
+    plugin: str
+    """Its InternalName."""
+    name: str | None = None
+    version: str | None = None
+    repo: str | None = None
+
+
+class Uninstall(Command[InstalledReport], tag="uninstall"):
+    plugin: str
+
+
 PlayerCommand = (
     ListPlugins
     | EnablePlugin
@@ -222,6 +243,9 @@ PlayerCommand = (
     | ListModules
     | SetModule
     | SetToolSetting
+    | ListInstalled
+    | Install
+    | Uninstall
 )
 
 _PLAYER_COMMAND: Final[DocumentDecoder[Any]] = DocumentDecoder(

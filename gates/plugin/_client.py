@@ -349,11 +349,14 @@ class XivMcpClient(JobsMixin):
         self._progress_queued.pop(call.id, None)
         try:
             if error is None:
-                await self.host_call(Gate.COMPLETE_CALL, call.id, encode_json(result))
+                reply = await self.host_call(Gate.COMPLETE_CALL, call.id, encode_json(result))
             else:
-                await self.host_call(Gate.FAIL_CALL, call.id, error)
+                reply = await self.host_call(Gate.FAIL_CALL, call.id, error)
         except (IpcError, HostReplyError) as exc:
             log.warning("%s: could not finish call %s: %s", self.internal_name, call.id, exc)
+            return
+        if reply.get("accepted") is False:  # XIV MCP had the call's end already: this one changed nothing
+            log.warning("%s: XIV MCP had already ended call %s of %s", self.internal_name, call.id, call.tool)
 
     def _on_cancel(self, call_id: str) -> None:
         call = self._calls.get(call_id)

@@ -21,7 +21,7 @@ The pytest plugin (K2; installed with the package as the `pytest11` entry point 
 
 `Player`, `Assistant` and `Game` also work on a connection of your own, in your own event loop
 (`Player.over(pi, data_dir)`, `Assistant(client)` with `assistant_client(url, token)`,
-`Game(GameClient(pi))`). The names that load the player's or the game's client or the `mcp`
+`Game(GameClient.as_player(pi, data_dir))`). The names that load the player's or the game's client or the `mcp`
 client are imported on first use, so `import gates.testing` (and the pytest plugin, loaded by
 every pytest run) stays light.
 """

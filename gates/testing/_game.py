@@ -8,7 +8,8 @@
 Built on `game.GameClient` (the game's gates). `changes()` are the changes since the test began
 (the kit resets the world before each test of a shared system, and the change log's numbers go
 on, so "since the test began" is a seq). `set(path, value)` is `Game.Set`, recorded as the test's
-own change, as `xivmcp game set` is the player's.
+own change, as `xivmcp game set` is the player's: the game answers it only for the player key, so
+the client is the player's (`GameClient.as_player(pi, data_dir)`), never a plugin's (F4).
 """
 
 from __future__ import annotations

@@ -34,6 +34,9 @@ from typing import IO, Final
 
 import anyio.to_thread
 
+from gates.contract import PLAYER_KEY_FILE
+from gates.datadir import owner_only_dir, secret
+
 __all__ = ["START_TIMEOUT", "Process", "XivMcpSystem", "free_endpoint", "free_port", "xivmcp_argv"]
 
 START_TIMEOUT: Final = 20.0
@@ -299,6 +302,12 @@ class XivMcpSystem:
     def wait_game_ready(proc: Process) -> None:
         """Wait until the game `proc` said "ready" (the broker holds its `Game.*` gates)."""
         proc.wait_line("xivmcp game: ready")
+
+    def player_key(self) -> str:
+        """The player key of this system's data dir, made now (owner-only, as the host makes it) if no
+        host has made it yet. The game's admin gates answer only this key (F4): a system with a game
+        and no host makes it here; with a host, ask once the host is ready (it makes the key)."""
+        return secret(owner_only_dir(self.data_dir) / PLAYER_KEY_FILE, "player key")
 
     def start_plugin(self, target: str, *args: str, name: str | None = None) -> Process:
         """A plugin on this system's bus: a module (``plugins_sample.myplugin``) or a script path."""

@@ -27,7 +27,7 @@ import msgspec
 
 from broker import PluginInterface
 from game import GameClient, GameError
-from gates.contract import Answer, JobInfo
+from gates.contract import Answer, InstalledInfo, JobInfo
 from gates.player import (
     AdvanceClock,
     AnswerApproval,
@@ -40,11 +40,13 @@ from gates.player import (
     ControlJob,
     EnablePlugin,
     HostReset,
+    Install,
     JobControlled,
     JobSummary,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListInstalled,
     ListJobs,
     ListModules,
     ListPlugins,
@@ -62,6 +64,7 @@ from gates.player import (
     SetModule,
     SetToolSetting,
     ShowJob,
+    Uninstall,
 )
 
 from ._link import DIRECT, Link, bounded
@@ -108,7 +111,7 @@ class Player:
     @classmethod
     def over(cls, pi: PluginInterface, data_dir: Path, *, within: float = WAIT) -> Player:
         """The player over your own bus connection `pi`, with the key of the host's `data_dir`."""
-        return cls(PlayerClient.for_data_dir(pi, data_dir), GameClient(pi), within=within)
+        return cls(PlayerClient.for_data_dir(pi, data_dir), GameClient.as_player(pi, data_dir), within=within)
 
     async def _send(self, command: Command[R], *, answer_within: float | None = None) -> R:
         """One command, bounded by `answer_within` seconds (default: `within`)."""
@@ -275,6 +278,22 @@ class Player:
     async def tool(self, tool: str, setting: str) -> str:
         """`xivmcp tool TOOL group|allow|ask|deny`: one of XIV MCP's own tools on its own; the host's sentence."""
         return (await self._send(SetToolSetting(tool=tool, setting=setting))).message
+
+    # --- the plugins installed ------------------------------------------------------------------
+
+    async def installed(self) -> list[InstalledInfo]:
+        """`xivmcp installed`: the plugins installed, as Dalamud would list them, and whether each is loaded."""
+        return (await self._send(ListInstalled())).plugins
+
+    async def install(
+        self, plugin: str, name: str | None = None, version: str | None = None, repo: str | None = None
+    ) -> str:
+        """`xivmcp install PLUGIN`: a plugin installed but not running (for the dependency states); the sentence."""
+        return (await self._send(Install(plugin=plugin, name=name, version=version, repo=repo))).message or ""
+
+    async def uninstall(self, plugin: str) -> str:
+        """`xivmcp uninstall PLUGIN`; the host's sentence."""
+        return (await self._send(Uninstall(plugin=plugin))).message or ""
 
     async def advance_clock(self, seconds: float) -> ClockAdvanced:
         """`xivmcp advance-clock SECONDS`: the host's test clock, and the game's with it (one clock for all)."""

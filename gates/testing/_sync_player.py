@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gates.contract import JobInfo
+from gates.contract import InstalledInfo, JobInfo
 from gates.player import (
     ApprovalAnswer,
     AuditLine,
@@ -144,6 +144,18 @@ class SyncPlayer:
     def tool(self, tool: str, setting: str) -> str:
         """`xivmcp tool TOOL group|allow|ask|deny`."""
         return self._loop.call(lambda: self._player.tool(tool, setting))
+
+    def installed(self) -> list[InstalledInfo]:
+        """`xivmcp installed`."""
+        return self._loop.call(self._player.installed)
+
+    def install(self, plugin: str, name: str | None = None, version: str | None = None, repo: str | None = None) -> str:
+        """`xivmcp install PLUGIN`."""
+        return self._loop.call(lambda: self._player.install(plugin, name, version, repo))
+
+    def uninstall(self, plugin: str) -> str:
+        """`xivmcp uninstall PLUGIN`."""
+        return self._loop.call(lambda: self._player.uninstall(plugin))
 
     def advance_clock(self, seconds: float) -> ClockAdvanced:
         """`xivmcp advance-clock SECONDS`: the host's test clock and the game's."""

@@ -144,7 +144,7 @@ class PrivateSystem:
         self._peers_at_start, self.game_seq_at_start = self.loop.call(lambda: self._begin(reset=not first))
 
     async def _begin(self, *, reset: bool) -> tuple[frozenset[str], int]:
-        game = GameClient(self.pi)
+        game = GameClient.as_player(self.pi, self.data_dir)  # Game.Reset answers only the player key (F4)
         if reset:
             await self.player().reset()
             await bounded(WAIT, "the game's reset", game.reset())
@@ -171,11 +171,13 @@ class PrivateSystem:
 
     def player(self, link: Link = DIRECT) -> Player:
         """The player over the kit's connection (`link`: from which loop the test awaits it)."""
-        return Player(PlayerClient.for_data_dir(self.pi, self.data_dir), GameClient(self.pi), link=link)
+        game = GameClient.as_player(self.pi, self.data_dir)  # moves the game's test clock: the player key's (F4)
+        return Player(PlayerClient.for_data_dir(self.pi, self.data_dir), game, link=link)
 
     def game(self, link: Link = DIRECT) -> Game:
-        """The game over the kit's connection; its `changes()` are those since the current test began."""
-        return Game(GameClient(self.pi), since=self.game_seq_at_start, link=link)
+        """The game over the kit's connection, with the player key (its `set` is the harness's, F4); its
+        `changes()` are those since the current test began."""
+        return Game(GameClient.as_player(self.pi, self.data_dir), since=self.game_seq_at_start, link=link)
 
 
 class SharedSystems:

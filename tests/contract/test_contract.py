@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 
@@ -32,10 +34,12 @@ from gates.contract import (
     Mode,
     PluginGate,
     PluginState,
+    ProofPurpose,
     RegisterReply,
     Risk,
     StatusReply,
     ToolMode,
+    canonical_json,
     decode_approval_request,
     decode_host_reply,
     decode_invoke_reply,
@@ -51,6 +55,7 @@ from gates.contract import (
     ok_reply,
     plugin_gate,
     strictest,
+    tagged_mac,
 )
 
 # --------------------------------------------------------------------------- names and signatures
@@ -354,3 +359,20 @@ def test_decode_host_reply_returns_the_payload_or_raises_the_hosts_message() -> 
         decode_host_reply('{"ok": false, "error": "No approval \'a9\'."}', ApprovalReply)
     with pytest.raises(InvalidDocumentError):
         decode_host_reply('{"ok": true, "state": "approved"}', ApprovalReply)
+
+
+def test_b8_f4_a_mac_for_one_purpose_never_serves_another() -> None:
+    """No tag, followed by the NUL that ends it, begins another tag: the host's answer to a challenge
+    (which any peer can ask for, with a nonce it picks) is never a player's MAC or a game admin MAC."""
+    tags = [purpose.value.encode() + b"\x00" for purpose in ProofPurpose]
+    assert [a for a in tags for b in tags if a != b and b.startswith(a)] == []
+    assert tagged_mac("k", ProofPurpose.HOST, "n") != tagged_mac("k", ProofPurpose.GAME, "n")
+    expected = hmac.new(b"k", b"xivmcp-game-admin\x00n\x00Game.Set\x00{}", hashlib.sha256).hexdigest()
+    assert tagged_mac("k", ProofPurpose.GAME_ADMIN, "n", "Game.Set", "{}") == expected
+
+
+def test_f4_canonical_json_is_one_text_for_one_value_whoever_encoded_it() -> None:
+    assert canonical_json(json.loads('{ "value": 5.0, "path" : "gil" }')) == '{"path":"gil","value":5.0}'
+    assert canonical_json({"name": "Wuk Lamat\u2019s"}) == '{"name":"Wuk Lamat\\u2019s"}'
+    with pytest.raises(ValueError):
+        canonical_json({"x": float("nan")})

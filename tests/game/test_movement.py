@@ -10,7 +10,7 @@ import pytest
 
 from game import Change, GameGate, SnapshotDelta, to_world
 
-from ._system import TESTER, WAIT, game_peer, game_system, refused
+from ._system import TESTER, WAIT, game_peer, game_system, proven, refused
 
 pytestmark = pytest.mark.asyncio
 
@@ -120,7 +120,8 @@ async def test_w1_the_real_clock_refuses_advance_clock_and_records_the_arrival_o
             game.on_change(hear)
             with anyio.fail_after(WAIT):
                 await pi.flush()
-                error = await refused(pi, GameGate.ADVANCE_CLOCK, '{"seconds": 1}')
+                argument = await proven(pi, system.data_dir, GameGate.ADVANCE_CLOCK, '{"seconds": 1}')
+                error = await refused(pi, GameGate.ADVANCE_CLOCK, argument)
                 assert error == "Game.AdvanceClock: the game runs on a real clock; start it with --test-clock"
                 assert not (await game.time()).test_clock
                 walk = await game.move_to(START[0] + 1.5, START[1])  # 1.5 yalms: a quarter of a second

@@ -13,7 +13,7 @@ import pytest
 from game import GameGate, World, default_world, load_world
 from gates.testing import xivmcp_argv
 
-from ._system import WAIT, game_peer, game_system, refused
+from ._system import WAIT, game_peer, game_system, proven, refused
 
 
 @pytest.mark.asyncio
@@ -52,9 +52,11 @@ async def test_w1_save_writes_to_the_path_given_and_never_over_a_file_that_is_no
                 assert (await game.save(str(target))).path == str(target)
                 assert load_world(tmp_path / "mine.json") == default_world()
                 assert (await game.save(str(tmp_path / "mine.json"))).path  # a world file may be replaced
-                error = await refused(pi, GameGate.SAVE, json.dumps({"path": str(notes)}))
+                argument = await proven(pi, system.data_dir, GameGate.SAVE, json.dumps({"path": str(notes)}))
+                error = await refused(pi, GameGate.SAVE, argument)
                 assert "exists and is not a world file" in error and "Pick another path" in error
-                error = await refused(pi, GameGate.SAVE, json.dumps({"path": str(tmp_path / "no" / "such.json")}))
+                nowhere = json.dumps({"path": str(tmp_path / "no" / "such.json")})
+                error = await refused(pi, GameGate.SAVE, await proven(pi, system.data_dir, GameGate.SAVE, nowhere))
                 assert "could not be written" in error
     assert notes.read_text(encoding="utf-8") == '{"not": "a world"}'
 

@@ -1,11 +1,13 @@
 """A plugin whose tools change the simulated game, declared or not, for the side-effect tests (T2, W3, W4).
 
-    python tests/host/effects_plugin.py --bus ENDPOINT
+    python tests/host/effects_plugin.py --bus ENDPOINT --data-dir DATA_DIR
 
 Effects registers:
 - `effects_buy_undeclared {count}`: buys Hi-Potions with gil, declaring only game_ui;
 - `effects_buy_declared {count}`: the same, declaring spend_gil and move_items;
-- `effects_gain {gil}`: adds gil (a gain: never an effect), declaring game_ui;
+- `effects_gain {gil}`: adds gil (a gain: never an effect), declaring game_ui. A plugin has no way
+  to gain gil alone (Game.Sell gives items away for it), and Game.Set answers only the player key
+  (F4): this test plugin is given the key (--data-dir) to stand in for a reward the game hands out;
 - `effects_chat_then_refuse`: sends a chat line, then refuses with McpToolError (declares chat_send);
 - `effects_refuse`: refuses at once, changing nothing (declares spend_gil);
 - `effects_log_in`: logs the character in, declaring game_ui;
@@ -18,6 +20,7 @@ It prints "Effects: registered" each time its tools were sent, and "Effects: wai
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -29,9 +32,10 @@ HI_POTION = 4554
 _COUNT = {"type": "object", "properties": {"count": {"type": "integer", "minimum": 1}}}
 
 
-async def main(bus: str) -> None:
+async def main(bus: str, data_dir: Path) -> None:
     async with XivMcpClient("Effects", bus=bus) as mcp:
         game = GameClient(mcp.pi)
+        rewards = GameClient.as_player(mcp.pi, data_dir)  # the game's rewards, which no plugin can give itself
         go = anyio.Event()
         holder = [go]
 
@@ -42,7 +46,7 @@ async def main(bus: str) -> None:
 
         async def gain(args: dict[str, Any]) -> dict[str, Any]:
             currencies = await game.currencies()
-            await game.set("gil", currencies.gil + int(args.get("gil", 1000)))
+            await rewards.set("gil", currencies.gil + int(args.get("gil", 1000)))
             return {"gained": True}
 
         async def chat_then_refuse(args: dict[str, Any]) -> Any:
@@ -96,4 +100,6 @@ async def main(bus: str) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--bus", required=True)
-    anyio.run(main, parser.parse_args().bus)
+    parser.add_argument("--data-dir", type=Path, required=True, help="the system's data dir: its player key")
+    args = parser.parse_args()
+    anyio.run(main, args.bus, args.data_dir)

@@ -167,8 +167,21 @@ def test_b5_approval_ids_differ_between_host_processes(clock: ManualClock) -> No
 def test_b5_a_plugin_looks_up_only_its_own_approvals(approvals: Approvals) -> None:
     approval = ask(approvals)
     assert approvals.get_for("MyPlugin", approval.id) is approval
-    with pytest.raises(ApprovalError, match="can only look up the approvals it asked for"):
+    with pytest.raises(ApprovalError, match=r"^No approval 'a1-0f0f0f'\.$"):  # as if unknown (S1)
         approvals.get_for("Other", approval.id)
+
+
+def test_g9_a_decided_approval_is_read_once_by_its_plugin_then_forgotten(approvals: Approvals) -> None:
+    # SPEC: G9, F5 - XivMcp/Api/PluginApi.cs GetApproval removes an approval once it is not pending
+    approval = ask(approvals)
+    assert approvals.get_for("MyPlugin", approval.id).state is ApprovalState.PENDING
+    approvals.answer(approval.id, Answer.DECLINE)
+    assert approvals.get_for("MyPlugin", approval.id).state is ApprovalState.DENIED
+    with pytest.raises(ApprovalError, match=r"^No approval 'a1-0f0f0f'\.$"):
+        approvals.get_for("MyPlugin", approval.id)
+    before = approvals.request(ApprovalKind.BEFORE_CALL, None, "MyPlugin", "t", ("spend_gil",), "Buy", ASK)
+    with pytest.raises(ApprovalError, match="No approval"):  # the player's window before a call: not the plugin's
+        approvals.get_for("MyPlugin", before.id)
 
 
 def test_b7_a_plugin_keeps_at_most_so_many_approvals_waiting(clock: ManualClock) -> None:
@@ -187,6 +200,13 @@ def test_g9_a_request_needs_a_summary_and_long_ones_are_cut(approvals: Approvals
     with pytest.raises(ApprovalError, match="needs a 'summary'"):
         ask(approvals, "   ")
     assert len(ask(approvals, "x" * 500).summary) == 200
+    assert ask(approvals, " Buy ").summary == " Buy "  # kept as sent, as the real host keeps it
+
+
+def test_f5_a_summary_is_cut_at_200_characters_not_at_200_utf16_code_units(approvals: Approvals) -> None:
+    # SPEC: F5 - kept: the real host cuts at 200 UTF-16 code units (an emoji is two there, and a cut may
+    # split one); Python counts characters, so a summary of emoji keeps 200 of them here, not 100
+    assert ask(approvals, "\U0001f4b0" * 300).summary == "\U0001f4b0" * 200
 
 
 def test_a3_the_approval_window_is_announced_only_for_pending_approvals(approvals: Approvals) -> None:

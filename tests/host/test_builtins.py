@@ -67,7 +67,7 @@ async def test_f1_a_plugins_job_may_not_hold_the_built_ins_the_real_host_keeps_f
         await plugin.register("jobplugin_look", readOnly=True)
         job = '{"name": "Snap", "steps": [{"tool": "take_screenshot"}, {"tool": "reload_plugin"}]}'
         error = await refused(plugin.pi, "StartJob", "JobPlugin", job)
-    assert error == "These tools are not available to plugins: reload_plugin, take_screenshot."
+    assert error == "These tools are not available to plugins: take_screenshot, reload_plugin."  # as named
 
 
 async def test_f1_search_tools_finds_a_built_in_the_game_does_not_perform_marked_not_simulated(tmp_path: Path) -> None:

@@ -204,6 +204,20 @@ async def test_cli_advance_clock_lets_an_approval_window_time_out(system: XivMcp
     assert "A monotonic clock can't go back" in await cli(backwards, expect_code=1)
 
 
+async def test_f2_cli_install_lists_and_uninstalls_a_plugin_that_is_not_running(
+    system: XivMcpSystem, raw: Process
+) -> None:
+    said = await cli(system.cli("install", "OtherPlugin", "--name", "Other Plugin", "--version", "1.2.0"))
+    assert said.splitlines()[0] == "Installed Other Plugin 1.2.0 (OtherPlugin)."
+    listed = await cli(system.cli("installed"))
+    assert "OtherPlugin: Other Plugin 1.2.0 [not loaded]" in listed.splitlines()
+    assert "RawPlugin: RawPlugin version unknown [loaded]" in listed.splitlines()
+    said = await cli(system.cli("uninstall", "OtherPlugin"))
+    assert said.splitlines()[0] == "Uninstalled Other Plugin (OtherPlugin)."
+    error = await cli(system.cli("install", "Other Plugin"), expect_code=1)
+    assert error.strip() == "'Other Plugin' is not a plugin's InternalName: 1-64 letters, digits, '.', '_' or '-'."
+
+
 async def test_cli_player_commands_need_the_player_key(system: XivMcpSystem, tmp_path: Path) -> None:
     argv = xivmcp_argv("plugins", "--bus", system.endpoint, "--data-dir", str(tmp_path))
     error = await cli(argv, expect_code=2)

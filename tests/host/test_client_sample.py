@@ -26,7 +26,7 @@ async def test_client_sample_registers_its_tools_and_acts_on_the_game_as_itself(
         "ClientSample: registered clientsample_restock (undecided)"
     )
     async with broker.connect(system.endpoint, "TestPeer") as pi:
-        player, game = player_of(pi, system.data_dir), GameClient(pi)
+        player, game = player_of(pi, system.data_dir), GameClient.as_player(pi, system.data_dir)
         assert (await player.enable("ClientSample")).state == "enabled"
         card = await player.plugin("ClientSample")
         assert [t.name for t in card.tools] == [f"clientsample_{tool}" for tool in TOOLS]

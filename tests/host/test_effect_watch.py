@@ -53,14 +53,15 @@ class Setup:
         return (await self.game.currencies()).gil
 
     async def spent(self, amount: int) -> None:
-        """Buyer spends `amount` gil, as a plugin's tool would during its Invoke."""
+        """Buyer spends `amount` gil, as a plugin's tool would during its Invoke (by `Game.Set` with the
+        player key over Buyer's own connection, so any amount is one change of Buyer's)."""
         await self.spend.invoke_func(amount)
 
 
 @asynccontextmanager
 async def watching(system: XivMcpSystem) -> AsyncIterator[Setup]:
     async with broker.connect(system.endpoint, "Watcher") as pi, broker.connect(system.endpoint, "Buyer") as buyer:
-        buyer_game = GameClient(buyer)
+        buyer_game = GameClient.as_player(buyer, system.data_dir)
 
         async def spend(amount: int) -> bool:
             gil = (await buyer_game.currencies()).gil
@@ -70,7 +71,7 @@ async def watching(system: XivMcpSystem) -> AsyncIterator[Setup]:
         buyer.get_ipc_provider("Buyer.Spend", params=(int,), returns=bool).register_func(spend)
         await buyer.flush()
         clock = FakeClock()
-        game = GameClient(pi)
+        game = GameClient.as_player(pi, system.data_dir)
         if not (await game.player()).player.logged_in:
             await game.set("logged_in", True)
         yield Setup(EffectWatch(pi, clock=clock), clock, game, pi.get_ipc_subscriber("Buyer.Spend"))

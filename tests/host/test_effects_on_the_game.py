@@ -33,7 +33,7 @@ DECLARED = ("game_ui", "spend_gil", "move_items", "chat_send")
 @pytest.fixture(scope="module")
 def effects(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
     system.start_game("--test-clock")
-    plugin = system.start_plugin(str(ROOT / "tests" / "host" / "effects_plugin.py"))
+    plugin = system.start_plugin(str(ROOT / "tests" / "host" / "effects_plugin.py"), "--data-dir", str(system.data_dir))
     plugin.wait_line("Effects: registered effects_wait_then_buy")
 
     async def enable() -> None:
@@ -51,7 +51,7 @@ async def session(system: XivMcpSystem) -> AsyncIterator[tuple[Player, GameClien
     """The test's peer as the player, with the game and the peer itself: the plugin enabled, the
     character logged in."""
     async with broker.connect(system.endpoint, "Tester") as pi:
-        player, game = player_of(pi, system.data_dir), GameClient(pi)
+        player, game = player_of(pi, system.data_dir), GameClient.as_player(pi, system.data_dir)
         if (await player.plugin(PLUGIN)).state == "suspended":
             await player.lift(PLUGIN)
         if not (await game.player()).player.logged_in:

@@ -133,7 +133,7 @@ class Reply:
 async def session(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
     """The assistant and the game, with the character logged in at its start and no flag or window."""
     async with broker.connect(system.endpoint, "Tester") as pi:
-        game = GameClient(pi)
+        game = GameClient.as_player(pi, system.data_dir)
         assistant = Assistant(pi, system.data_dir)
         await pi.flush()  # the host can send progress lines to the CallEvents gate
         await game.set("logged_in", True)

@@ -193,8 +193,6 @@ BAD_INPUT: list[tuple[str, tuple[object, ...]]] = [
     ("StartJob", ("TestPeer", '{"name": "x", "steps": [{"tool": "start_job"}]}')),
     ("StartJob", ("TestPeer", '{"name": "x", "steps": [{"tool": "echo", "args": {"t": "{{later.x}}"}}]}')),
     ("StartJob", ("Other", '{"name": "x", "steps": [{"tool": "echo"}]}')),
-    ("ListJobs", ("Other",)),
-    ("ListJobs", (None,)),
     ("PauseJob", ("j1",)),
     ("ResumeJob", ("j1",)),
     ("CancelJob", (HUGE,)),
@@ -660,17 +658,70 @@ async def test_g7_a_call_ends_once_and_only_its_plugin_ends_it(tmp_path: Path) -
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_slow")
             call_id, _, _ = await plugin.next_invoke()
-            # SPEC: G3 - another peer cannot finish, fail, report on or ask during someone else's call
-            for name, arg in (("CompleteCall", "{}"), ("FailCall", "no"), ("ReportProgress", "x")):
-                assert "belongs to TestPeer; Spoofer can only" in await refused(spoofer, name, call_id, arg)
+            # SPEC: G3, S1 - another peer cannot finish, fail, report on or ask during someone else's
+            # call, and is answered as if there were no such call (the refusal does not say whose it is)
+            for name, arg in (("CompleteCall", "{}"), ("FailCall", "no")):
+                assert await refused(spoofer, name, call_id, arg) == no_pending_call(call_id)
+            assert await refused(spoofer, "ReportProgress", call_id, "x") == f"No pending call '{call_id}'."
             request = '{"capability": "game_ui", "summary": "x"}'
-            assert "belongs to TestPeer" in await refused(spoofer, "RequestApproval", call_id, request)
+            assert await refused(spoofer, "RequestApproval", call_id, request) == no_running_call(call_id)
             error = await refused(plugin.pi, "CompleteCall", call_id, "{not json")
-            assert "not valid JSON" in error and "still pending" in error
+            assert error.startswith("resultJson is not valid JSON: ")  # and the call is still pending:
             await ok(plugin.pi, "CompleteCall", call_id, "31")
             assert (await call.outcome()).result == 31
-        assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "CompleteCall", call_id, "32")
-        assert f"No call {call_id!r}: it already finished" in await refused(plugin.pi, "FailCall", call_id, "late")
+        assert await refused(plugin.pi, "CompleteCall", call_id, "32") == no_pending_call(call_id)
+        assert await refused(plugin.pi, "FailCall", call_id, "late") == no_pending_call(call_id)
+
+
+def no_running_call(call_id: str) -> str:
+    """The real host's refusal of RequestApproval outside a call."""
+    return f"No running call '{call_id}'. Approvals can only be requested during a call."
+
+
+def no_pending_call(call_id: str) -> str:
+    """The real host's refusal of CompleteCall / FailCall for a call it does not wait for."""
+    return f"No pending call '{call_id}' (finished, cancelled or never pending)."
+
+
+async def test_g7_complete_call_answers_accepted_and_only_the_first_end_counts(tmp_path: Path) -> None:
+    # SPEC: G7, F5 - as XivMcp/Api/PluginApi.cs answers: {"accepted": TrySetResult / TrySetException}
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = player_of(plugin.pi, tmp_path)
+        for name in ("testpeer_twice", "testpeer_reply_wins", "testpeer_blank", "testpeer_late"):
+            await plugin.register(name, readOnly=True)
+        await player.enable("TestPeer")
+        answers: list[dict[str, Any]] = []
+
+        async def twice(call_id: str, *_: str) -> str:
+            answers.append(await ok(plugin.pi, "CompleteCall", call_id, '{"first": true}'))
+            answers.append(await ok(plugin.pi, "CompleteCall", call_id, '{"second": true}'))
+            answers.append(await ok(plugin.pi, "FailCall", call_id, "Too late."))
+            return '{"pending": true}'
+
+        async def reply_wins(call_id: str, *_: str) -> str:
+            answers.append(await ok(plugin.pi, "CompleteCall", call_id, '{"from": "CompleteCall"}'))
+            return '{"result": {"from": "Invoke"}}'  # the real host returns what Invoke answered
+
+        async def blank(call_id: str, *_: str) -> str:
+            answers.append(await ok(plugin.pi, "FailCall", call_id, "   "))
+            return '{"pending": true}'
+
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_late")
+            late, _, _ = await plugin.next_invoke()
+            assert await ok(plugin.pi, "FailCall", late, "Bags full.") == {"ok": True, "accepted": True}
+            assert (await call.outcome()).error == "Bags full."
+        plugin.handlers.update(testpeer_twice=twice, testpeer_reply_wins=reply_wins, testpeer_blank=blank)
+        assert await player.result("testpeer_twice") == {"first": True}
+        accepted, refused_ = {"ok": True, "accepted": True}, {"ok": True, "accepted": False}
+        assert answers == [accepted, refused_, refused_]
+        assert await player.result("testpeer_reply_wins") == {"from": "Invoke"}
+        assert answers[3] == accepted
+        assert await player.error("testpeer_blank") == "The call failed."
+        # ended and reported: no longer pending, as the real host forgets it once the call returned
+        assert await refused(plugin.pi, "CompleteCall", late, "1") == no_pending_call(late)
+        assert await refused(plugin.pi, "ReportProgress", late, "x") == f"No pending call '{late}'."
+        assert await refused(plugin.pi, "FailCall", "", "x") == no_pending_call("")
 
 
 async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_approval_follows(tmp_path: Path) -> None:
@@ -714,11 +765,6 @@ async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_ap
             assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "pending"
             await player.advance_clock(2)
             assert (await ok(plugin.pi, "GetApproval", expiring["approvalId"]))["state"] == "denied"
-
-            error = await refused(plugin.pi, "RequestApproval", call_id, '{"capability": "spend_gil", "summary": " "}')
-            assert "needs a 'summary'" in error
-            error = await refused(plugin.pi, "RequestApproval", call_id, '{"capability": "spend_gil"}')
-            assert "approval request is not valid" in error
             await ok(plugin.pi, "CompleteCall", call_id, "{}")
             await call.outcome()
         assert host.approvals.pending() == ()
@@ -745,6 +791,64 @@ async def test_g9_asking_for_a_capability_the_tool_did_not_declare_is_denied_and
         assert [e["details"]["kind"] for e in flagged] == ["during_call"]
         entries = await player.audit(plugin="TestPeer")
         assert [e.details["capabilities"] for e in entries if e.flagged] == [["spend_gil"]]
+
+
+async def test_g9_get_approval_forgets_a_decided_approval_after_one_read(tmp_path: Path) -> None:
+    # SPEC: G9, F5 - as XivMcp/Api/PluginApi.cs: once not pending, GetApproval removes the approval
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await allowed_tool(plugin, tmp_path, "testpeer_buy", "spend_gil")
+        await player.set_modes("TestPeer", spend_gil="ask")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_buy")
+            await player.approve((await player.wait_approval("testpeer_buy")).approval_id)
+            call_id, _, _ = await plugin.next_invoke()
+            request = json.dumps({"capability": "spend_gil", "summary": "Buy 3 potions for 1,200 gil"})
+            approval_id = (await ok(plugin.pi, "RequestApproval", call_id, request))["approvalId"]
+            pending = {"ok": True, "approvalId": approval_id, "state": "pending"}
+            assert await ok(plugin.pi, "GetApproval", approval_id) == pending  # pending: read as often as needed
+            assert await ok(plugin.pi, "GetApproval", approval_id) == pending
+            await player.approve(approval_id)
+            approved = {"ok": True, "approvalId": approval_id, "state": "approved"}
+            assert await ok(plugin.pi, "GetApproval", approval_id) == approved
+            assert await refused(plugin.pi, "GetApproval", approval_id) == f"No approval '{approval_id}'."
+            assert await refused(plugin.pi, "GetApproval", None) == "No approval ''."
+            await ok(plugin.pi, "CompleteCall", call_id, "1")
+            await call.outcome()
+
+
+async def test_g9_request_approval_refuses_in_the_real_hosts_words_and_cuts_the_summary_at_200(
+    tmp_path: Path,
+) -> None:
+    # SPEC: G9, F5 - the messages of XivMcp/Api/PluginApi.cs RequestApproval
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = await allowed_tool(plugin, tmp_path, "testpeer_buy", "spend_gil")
+        request = '{"capability": "spend_gil", "summary": "x"}'
+        assert await refused(plugin.pi, "RequestApproval", "c9", request) == no_running_call("c9")
+        assert await refused(plugin.pi, "RequestApproval", None, request) == no_running_call("")
+        async with anyio.create_task_group() as tg:
+            call = start_call(tg, player, "testpeer_buy")
+            call_id, _, _ = await plugin.next_invoke()
+
+            async def error(document: str | None) -> str:
+                return await refused(plugin.pi, "RequestApproval", call_id, document)
+
+            assert (await error("{")).startswith("Invalid JSON: ")
+            assert await error("[1]") == "The request must be a JSON object { capability, summary }."
+            assert await error('{"summary": "Buy"}') == "The request needs 'capability'."
+            # kept: not a string is refused as missing (the real host answers .NET's conversion error)
+            assert await error('{"capability": 7, "summary": "Buy"}') == "The request needs 'capability'."
+            summary = "The request needs a 'summary' the player can decide on, e.g. \"Buy 3 potions for 1,200 gil\"."
+            assert await error('{"capability": "spend_gil"}') == summary
+            assert await error('{"capability": "spend_gil", "summary": "  "}') == summary
+            await plugin.pi.get_ipc_subscriber("XivMcp.UnregisterTool").invoke_func("TestPeer", "testpeer_buy")
+            long = " Buy " + "x" * 300  # kept as sent, cut at 200 characters; the tool's call goes on
+            document = json.dumps({"capability": "spend_gil", "summary": long})
+            assert (await ok(plugin.pi, "RequestApproval", call_id, document))["state"] == "approved"
+            await ok(plugin.pi, "CompleteCall", call_id, "1")
+            await call.outcome()
+        [line] = [e for e in read_audit(tmp_path) if e["kind"] == "approval" and e["details"]["kind"] == "during_call"]
+        assert line["details"]["summary"] == long[:200]
+        assert host.approvals.pending() == ()
 
 
 # --------------------------------------------------------------------------- the player's gate
@@ -787,7 +891,9 @@ async def test_b8_player_gate_refuses_anything_but_a_fresh_proof_of_the_key(tmp_
         good = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], enable)})
         wrong_command = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], "{}")})
         made_up = json.dumps({"nonce": "0" * 32, "mac": player_mac(key, "0" * 32, enable)})
-        for auth in (key, "", None, "{}", made_up, wrong_command, good):  # the last: its nonce is used up
+        other = json.loads(await pi.get_ipc_subscriber("XivMcp.PlayerHello").invoke_func("n2"))
+        not_ascii = json.dumps({"nonce": other["nonce"], "mac": "\u00e9"})
+        for auth in (key, "", None, "{}", made_up, not_ascii, wrong_command, good):  # the last: its nonce is used up
             reply = json.loads(await player.invoke_func(auth, enable))
             assert reply["ok"] is False and reply["error"].startswith(ONLY_THE_PLAYER), (auth, reply)
             assert key not in reply["error"]
@@ -855,7 +961,7 @@ async def test_b5_call_ids_differ_across_host_processes_and_an_old_id_is_refused
                 for old in ids:  # a late answer for a call of the host before
                     for gate_name, arg in (("CompleteCall", "1"), ("FailCall", "x"), ("ReportProgress", "p")):
                         error = await refused(plugin.pi, gate_name, old, arg)
-                        assert error.startswith(f"No call '{old}': this XIV MCP never started it"), error
+                        assert error.startswith(f"No pending call '{old}'"), error
                 await ok(plugin.pi, "CompleteCall", call_id, '{"done": true}')
                 assert (await call.outcome()).result == {"done": True}
             ids.append(call_id)
@@ -875,12 +981,10 @@ async def test_b5_get_approval_answers_only_the_plugin_it_belongs_to(tmp_path: P
             call_id, _, _ = await plugin.next_invoke()
             request = json.dumps({"capability": "spend_gil", "summary": "Buy for 10 gil"})
             approval_id = (await ok(plugin.pi, "RequestApproval", call_id, request))["approvalId"]
+            # as if there were no such approval: the refusal does not say whose it is (S1)
+            assert await refused(other, "GetApproval", approval_id) == f"No approval '{approval_id}'."
             assert (await ok(plugin.pi, "GetApproval", approval_id))["state"] == "approved"
-            error = await refused(other, "GetApproval", approval_id)
-            assert error.startswith(f"No approval '{approval_id}' of Other: a plugin can only look up")
-            assert (await refused(plugin.pi, "GetApproval", "a1-ffffff")).startswith(
-                "No approval 'a1-ffffff': this XIV MCP never asked it"
-            )
+            assert await refused(plugin.pi, "GetApproval", "a1-ffffff") == "No approval 'a1-ffffff'."
             await ok(plugin.pi, "CompleteCall", call_id, "1")
             await call.outcome()
 

@@ -243,7 +243,7 @@ async def test_p7_a_blocked_call_the_plugin_never_finishes_is_dropped_two_minute
             assert await plugin.next_cancel() == call_id
             await player.advance_clock(121)  # SPEC: G8 - two minutes after the Cancel
             error = await refused(plugin.pi, "FailCall", call_id, "Cancelled.")
-            assert error.startswith(f"No call '{call_id}': it already finished")
+            assert error == f"No pending call '{call_id}' (finished, cancelled or never pending)."
             assert host.calls.running == 0
             never.set()  # (Invoke's reply, if it ever comes, changes nothing)
         calls = [e for e in read_audit(tmp_path) if e["kind"] == "call"]
@@ -301,8 +301,8 @@ async def test_g7_an_invoke_reply_that_is_not_a_json_string_fails_the_call_with_
         assert await player.error("odd_tool") == (
             "The Odd plugin is not loaded (no Odd.XivMcp.Invoke gate); try again later."
         )
-        assert "There is no running call" in await refused(
-            pi, "RequestApproval", "c1", '{"capability": "game_ui", "summary": "x"}'
+        assert await refused(pi, "RequestApproval", "c1", '{"capability": "game_ui", "summary": "x"}') == (
+            "No running call 'c1'. Approvals can only be requested during a call."
         )
 
 
@@ -354,8 +354,8 @@ async def test_g11_going_down_ends_each_running_call_once_with_a_message(tmp_pat
                         await plugin.next_invoke()
             finally:
                 plugin.close()
-        assert outcomes == [CallOutcome(error="XIV MCP is shutting down; the call was stopped.")]
+        assert outcomes == [CallOutcome(error="XIV MCP is unloading.")]
         calls = [e for e in read_audit(tmp_path) if e["kind"] == "call"]
-        assert [c["details"]["error"] for c in calls] == ["XIV MCP is shutting down; the call was stopped."]
+        assert [c["details"]["error"] for c in calls] == ["XIV MCP is unloading."]
     finally:
         bus.close()

@@ -82,3 +82,23 @@ async def test_f2_the_kit_declares_the_plugins_manifest_before_it_registers(tmp_
         found = host.installed.find("KitPlugin")
     assert found is not None
     assert (found.display_name, found.version, found.repo) == ("Kit Plugin", "0.9.1", "https://example.com/repo.json")
+
+
+async def test_f2_the_players_installed_list_gives_plugin_outdated_then_plugin_missing(tmp_path: Path) -> None:
+    from gates.player import Install, PlayerClient, Uninstall
+
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "Asker") as asker:
+        player = PlayerClient.for_data_dir(asker.pi, tmp_path)
+        declaration = json.dumps({"tools": [needs("OtherPlugin", "otherplugin_announce", "Other Plugin", "1.2.0")]})
+
+        async def state() -> tuple[str, str]:
+            [entry] = (await ok(asker.pi, "DeclareDependencies", "Asker", declaration))["dependencies"]
+            return entry["state"], entry["message"]
+
+        with anyio.fail_after(WAIT):
+            await player.send(Install(plugin="OtherPlugin", name="Other Plugin", version="1.0.0"))
+            assert await state() == ("plugin_outdated", "Needs Other Plugin 1.2.0 or newer; 1.0.0 is installed.")
+            await player.send(Install(plugin="OtherPlugin", version="1.2"))
+            assert await state() == ("plugin_not_loaded", "Other Plugin is installed but not enabled in Dalamud.")
+            await player.send(Uninstall(plugin="OtherPlugin"))
+            assert (await state())[0] == "plugin_missing"

@@ -223,17 +223,86 @@ async def test_g10_a_plugin_sees_and_controls_only_its_own_jobs_the_assistant_al
         player = await setup(plugin, tmp_path, ("testpeer_look", None))
         document = json.dumps({"name": "mine", "steps": [{"tool": "wait", "args": {"seconds": 60}}]})
         job = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
-        assert (job["owner"], job["name"]) == ("TestPeer", "mine")
+        assert (job["owner"], job["name"]) == ("TestPeer", "mine (TestPeer)")  # "{name} ({DisplayName})"
         [listed_job] = (await ok(plugin.pi, "ListJobs", "TestPeer"))["jobs"]
         assert (listed_job["id"], listed_job["steps"], listed_job["log"]) == (job["id"], [], [])  # B7: a summary
         assert (await ok(other.pi, "ListJobs", "Other"))["jobs"] == []
         for gate in ("GetJob", "PauseJob", "ResumeJob", "CancelJob"):
-            assert (await refused(other.pi, gate, job["id"])).startswith(f"No job '{job['id']}' of Other")
+            assert await refused(other.pi, gate, job["id"]) == f"No job '{job['id']}' of yours."
         assert "is not your InternalName" in await refused(other.pi, "StartJob", "TestPeer", document)
         listed = await player.result("list_jobs")
         assert [j["id"] for j in listed["items"]] == [job["id"]]  # the assistant sees every job
         await ok(plugin.pi, "CancelJob", job["id"])
         await until(host, job["id"], state(JobState.CANCELLED))
+
+
+async def test_g10_start_job_only_while_the_player_lets_the_plugin_run_refused_in_the_real_hosts_words(
+    tmp_path: Path,
+) -> None:
+    # SPEC: G10, F5 - XivMcp/Api/PluginApi.cs StartJob: owner, then the player's consent, then the document
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = player_of(plugin.pi, tmp_path)
+        await plugin.register("testpeer_look", readOnly=True)
+        document = json.dumps({"name": "look", "steps": [{"tool": "testpeer_look"}]})
+        not_enabled = "TestPeer can't start jobs: the player has not enabled it in /xivmcp → Third-party plugins"
+        assert await refused(plugin.pi, "StartJob", "TestPeer", document) == not_enabled + "."
+        assert await refused(plugin.pi, "StartJob", "TestPeer", "{") == not_enabled + "."  # before the document
+        await player.enable("TestPeer")
+        job = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        assert job["name"] == "look (TestPeer)"
+        # kept (B7): the name is kept to 200 characters, cut in the plugin's part; steps that are not
+        # objects are skipped, as the real host skips them
+        long = json.dumps({"name": "n" * 300, "steps": [7, {"tool": "testpeer_look", "args": [1]}]})
+        job = (await ok(plugin.pi, "StartJob", "TestPeer", long))["job"]
+        assert job["name"] == "n" * 189 + " (TestPeer)" and len(job["name"]) == 200
+        assert [(step["tool"], step["args"]) for step in job["steps"]] == [("testpeer_look", {})]
+
+        async def start(job_json: str | None) -> str:
+            return await refused(plugin.pi, "StartJob", "TestPeer", job_json)
+
+        assert (await start("{")).startswith("Invalid JSON: ")
+        assert await start("[]") == "The job must be a JSON object { name, steps }."
+        assert await start('{"steps": [{"tool": "echo"}]}') == "The job needs a 'name'."
+        # kept: not a string is refused as missing (the real host answers .NET's conversion error)
+        assert await start('{"name": 7, "steps": [{"tool": "echo"}]}') == "The job needs a 'name'."
+        assert await start('{"name": "x", "steps": []}') == "'steps' must be a non-empty array."
+        assert await start('{"name": "x", "steps": {"tool": "echo"}}') == "'steps' must be a non-empty array."
+        assert await start('{"name": "x", "steps": [{"args": {}}]}') == "Each step needs 'tool'."
+        kept = [{"tool": "take_screenshot"}, {"tool": "reload_plugin"}, {"tool": "take_screenshot"}]
+        assert await start(json.dumps({"name": "x", "steps": kept})) == (
+            "These tools are not available to plugins: take_screenshot, reload_plugin."
+        )
+        await plugin.register("testpeer_more", readOnly=True)  # the registration grows: consent again
+        assert await start(document) == (
+            not_enabled + " (its registration changed and waits for the player's consent)."
+        )
+        host.policies.suspend("TestPeer", "testpeer_look: 1 gil spent. (not declared)")
+        assert await start(document) == not_enabled + " (it is suspended)."
+
+
+async def test_g10_job_control_gates_answer_ok_alone_and_a_plugin_pauses_with_its_reason(tmp_path: Path) -> None:
+    # SPEC: G10, J4, F5 - XivMcp/Api/PluginApi.cs PauseJob / ResumeJob / CancelJob reply {} (+ ok)
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        await setup(plugin, tmp_path, ("testpeer_farm", ["game_ui"]))
+        document = json.dumps({"name": "farm", "steps": [{"tool": "testpeer_farm"}]})
+        job_id = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]["id"]
+        first, _, _ = await plugin.next_invoke()
+        assert await ok(plugin.pi, "PauseJob", job_id) == {"ok": True}
+        assert await plugin.next_cancel() == first
+        await ok(plugin.pi, "FailCall", first, "Cancelled.")
+        job = await until(host, job_id, state(JobState.PAUSED))
+        assert job.message == "Paused by a plugin."
+        assert await ok(plugin.pi, "ResumeJob", job_id) == {"ok": True}
+        again, _, _ = await plugin.next_invoke()
+        assert await ok(plugin.pi, "CancelJob", job_id) == {"ok": True}
+        assert await plugin.next_cancel() == again
+        await ok(plugin.pi, "FailCall", again, "Cancelled.")
+        await until(host, job_id, state(JobState.CANCELLED))
+        # ListJobs answers the caller's own jobs, whatever it is passed (the real host ignores it)
+        for argument in ("TestPeer", "Other", None):
+            assert [j["id"] for j in (await ok(plugin.pi, "ListJobs", argument))["jobs"]] == [job_id]
+        assert await refused(plugin.pi, "GetJob", "j9") == "No job 'j9' of yours."
+        assert await refused(plugin.pi, "GetJob", None) == "No job '' of yours."
 
 
 async def test_j11_a_host_killed_mid_job_brings_the_job_back_paused_with_its_log(fresh_system: XivMcpSystem) -> None:
@@ -295,4 +364,4 @@ async def test_the_sample_starts_farm_then_report_and_the_player_follows_it(tmp_
         done = await anyio.run_process(system.cli("job", job_id), check=False)
         listing = await anyio.run_process(system.cli("jobs"), check=False)
     assert done.returncode == 0 and b"report: echo" in done.stdout and b"[done]" in done.stdout
-    assert f"{job_id}: Farm, then report [completed]".encode() in listing.stdout
+    assert f"{job_id}: Farm, then report (My Plugin) [completed]".encode() in listing.stdout

@@ -63,8 +63,7 @@ async def test_g5_registration_and_consent_life_cycle_undecided_then_enabled(fre
         ]
         # calls are refused before the player enables it, with a message naming the setting
         assert await player.error("rawplugin_echo", {"a": 1}) == (
-            "RawPlugin isn't enabled in XIV MCP: the player enables it in /xivmcp → Third-party plugins "
-            "(or `xivmcp enable RawPlugin`)."
+            "RawPlugin's tools aren't allowed yet. The player can allow the plugin in /xivmcp → Third-party plugins."
         )
         assert [e["details"]["review"] for e in registrations(fresh_system, "RawPlugin")] == ["new_plugin"] * 3
 
@@ -87,8 +86,7 @@ async def test_a6_keep_disabled_is_remembered_while_the_registration_stays_the_s
         assert (await player.keep_disabled("MyPlugin")).state == "kept_disabled"
         asked = len(registrations(system, "MyPlugin"))
         assert await player.error("myplugin_status") == (
-            "MyPlugin is kept disabled in XIV MCP: the player enables it in /xivmcp → Third-party plugins "
-            "(or `xivmcp enable MyPlugin`)."
+            "My Plugin's tools aren't allowed yet. The player can allow the plugin in /xivmcp → Third-party plugins."
         )
 
         # the plugin reloads (Ctrl-C: it unregisters and leaves): the same registration asks nothing
@@ -106,7 +104,7 @@ async def test_a6_keep_disabled_is_remembered_while_the_registration_stays_the_s
         card = await player.plugin("MyPlugin")
         assert (card.state, card.awaits, len(card.tools)) == ("kept_disabled", None, 6)
         assert len(registrations(system, "MyPlugin")) == asked  # not asked again
-        assert "is kept disabled in XIV MCP" in await player.error("myplugin_status")
+        assert "My Plugin's tools aren't allowed yet" in await player.error("myplugin_status")
 
 
 async def test_g11_a5_after_a_host_restart_plugins_register_again_by_themselves_and_decisions_are_kept(
@@ -135,7 +133,7 @@ async def test_g11_a5_after_a_host_restart_plugins_register_again_by_themselves_
         assert (capabilities["spend_gil"], capabilities["game_ui"]) == ("deny", "ask")
         assert {t.name: t.mode for t in card.tools}["myplugin_stop"] == "allow"
         assert not (await player.call("myplugin_stop")).is_error  # always allow was kept
-        assert '"Spend gil" is blocked for MyPlugin' in await player.error("myplugin_restock")
+        assert '"Spend gil" is blocked for My Plugin' in await player.error("myplugin_restock")
         # "for this session" ended with the host: asked again
         call = start_call(tg, player, "myplugin_set_flag", {"x": 4, "y": 4})
         await player.decline((await player.wait_approval("myplugin_set_flag")).approval_id)
@@ -171,7 +169,7 @@ async def test_g11_ready_and_disposing_are_broadcast_and_plugins_stop_running_ca
         # The call went with the host: stopped by MyPlugin ("Cancelled.") or by the host closing,
         # or its answer did not get out before the host was gone.
         await call.ended()
-        stopped = ("Cancelled.", "XIV MCP is shutting down; the call was stopped.")
+        stopped = ("Cancelled.", "XIV MCP is unloading.")
         assert call.lost is not None or (call.reply is not None and call.reply.error in stopped), call.reply
 
     async with player_on(system, "TestPeer2") as (player, pi):
@@ -199,7 +197,7 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
         await myplugin.expect("MyPlugin: farming (")
         myplugin.kill()  # kill -9 mid-call
         outcome = await call.outcome()
-        assert outcome.error == "The MyPlugin plugin was unloaded during the call."
+        assert outcome.error == "The My Plugin plugin was unloaded during the call."
 
         card = await player.plugin("MyPlugin")
         assert (card.connected, card.tools, card.state) == (False, [], "enabled")
@@ -210,7 +208,7 @@ async def test_a5_a_plugin_killed_mid_call_fails_the_call_and_its_tools_are_offe
             "(`xivmcp plugins` shows who is connected)."
         )
         calls = [e for e in read_audit(system.data_dir) if e["kind"] == "call" and e.get("tool") == "myplugin_farm"]
-        assert calls[-1]["details"]["error"] == "The MyPlugin plugin was unloaded during the call."
+        assert calls[-1]["details"]["error"] == "The My Plugin plugin was unloaded during the call."
 
         myplugin = system.start_plugin("plugins_sample.myplugin")
         await myplugin.expect("MyPlugin: registered myplugin_restock (enabled)")

@@ -18,9 +18,11 @@ from gates.player import (
     ControlJob,
     EnablePlugin,
     HostStats,
+    Install,
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListInstalled,
     ListJobs,
     ListModules,
     ListPlugins,
@@ -32,6 +34,7 @@ from gates.player import (
     SetModule,
     SetToolSetting,
     ShowJob,
+    Uninstall,
 )
 
 from ._system import WAIT, inprocess_host, plugin_peer
@@ -70,6 +73,9 @@ async def test_every_player_command_is_answered_with_its_reply_type(tmp_path: Pa
             SetModule(module="game_data", what="reading", mode="ask"),
             SetToolSetting(tool="set_map_flag", setting="group"),
             AdvanceClock(seconds=1),
+            Install(plugin="OtherPlugin", name="Other Plugin", version="1.0.0"),
+            ListInstalled(),
+            Uninstall(plugin="OtherPlugin"),
         ):
             await send(command)
         async with anyio.create_task_group() as tg:

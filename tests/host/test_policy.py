@@ -51,8 +51,7 @@ def test_g5_a_new_plugin_is_undecided_and_its_calls_are_refused_naming_the_setti
     assert review.new_capabilities == ("spend_gil", "move_character")  # riskiest first
     decision = policies.decide(OWNER, STATUS, NAME)
     assert decision == Deny(
-        "My Plugin isn't enabled in XIV MCP: the player enables it in /xivmcp → Third-party plugins "
-        "(or `xivmcp enable MyPlugin`).",
+        "My Plugin's tools aren't allowed yet. The player can allow the plugin in /xivmcp → Third-party plugins.",
         reason="undecided",
     )
 
@@ -70,8 +69,10 @@ def test_g5_keep_disabled_is_not_asked_again_while_the_registration_stays_the_sa
     assert policies.on_registered(OWNER, registration(FOLLOW, STATUS)).kind is ReviewKind.NONE
     assert policies.on_registered(OWNER, registration(FOLLOW)).kind is ReviewKind.NONE
     decision = policies.decide(OWNER, FOLLOW, NAME)
-    assert isinstance(decision, Deny) and decision.message.startswith("My Plugin is kept disabled in XIV MCP")
-    assert "`xivmcp enable MyPlugin`" in decision.message
+    assert decision == Deny(
+        "My Plugin's tools aren't allowed yet. The player can allow the plugin in /xivmcp → Third-party plugins.",
+        reason="kept_disabled",
+    )
 
 
 def test_a6_a_kept_disabled_plugin_whose_registration_grows_is_asked_again() -> None:

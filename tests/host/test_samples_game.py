@@ -86,7 +86,7 @@ class Peer:
 @asynccontextmanager
 async def own_peer(samples: Samples) -> AsyncIterator[Peer]:
     async with broker.connect(samples.system.endpoint, "Tester") as pi:
-        game = GameClient(pi)
+        game = GameClient.as_player(pi, samples.system.data_dir)  # the harness's: it moves the test clock (F4)
         if not (await game.player()).player.logged_in:
             await game.login()
         await game.set_position(x=-20.0, z=12.0, territory=TULIYOLLAL)  # a known start, whatever ran before

@@ -43,7 +43,7 @@ def real_clock_system(tmp_path: Path) -> Iterator[XivMcpSystem]:
 @asynccontextmanager
 async def peer(system: XivMcpSystem) -> AsyncIterator[tuple[broker.PluginInterface, Player, GameClient]]:
     async with broker.connect(system.endpoint, "ResetTest") as pi:
-        yield pi, Player.over(pi, system.data_dir), GameClient(pi)
+        yield pi, Player.over(pi, system.data_dir), GameClient.as_player(pi, system.data_dir)
 
 
 async def test_a_host_and_a_game_on_the_real_clock_refuse_to_be_reset(real_clock_system: XivMcpSystem) -> None:
@@ -118,3 +118,25 @@ async def test_game_reset_puts_the_world_back_and_the_change_log_goes_on(test_cl
             assert (await game.changes(seq)).changes == []  # a reset is not a change a process made
             await game.set("gil", 6)
             assert [c.seq for c in (await game.changes(seq)).changes] == [seq + 1]
+
+
+async def test_f4_the_harness_resets_the_world_and_moves_the_clocks_and_a_plugin_can_do_neither(
+    test_clock_system: XivMcpSystem,
+) -> None:
+    """The kit proves the player key (`Player.over`, `GameClient.as_player`); a plugin's client has none."""
+    async with (
+        peer(test_clock_system) as (_, player, game),
+        broker.connect(test_clock_system.endpoint, "Sneaky") as plugin,
+    ):
+        with anyio.fail_after(WAIT):
+            start = await game.state()
+            await game.set("gil", 7)
+            moved = await player.advance_clock(30)
+            assert (moved.host_time, moved.game_time) == (30.0, start.time + 30)
+            sneaky = GameClient(plugin)
+            for refused in (lambda: sneaky.reset(), lambda: sneaky.advance_clock(5), lambda: sneaky.set("gil", 1)):
+                with pytest.raises(GameError, match="only the player rewrites the world this way"):
+                    await refused()
+            assert ((await game.state()).player.gil, (await game.time()).time) == (7, start.time + 30)
+            await game.reset()
+            assert (await game.state()).player.gil == start.player.gil

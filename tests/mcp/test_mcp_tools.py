@@ -263,7 +263,7 @@ async def test_f3_a3_a_tool_set_to_deny_stays_listed_and_its_call_is_refused_wit
     assert "myplugin_follow" in [item["name"] for item in found["items"]]
     assert result.is_error
     assert text_of(result) == (
-        "myplugin_follow is set to Deny for MyPlugin in /xivmcp, so it can't run. The player can change it there."
+        "myplugin_follow is set to Deny for My Plugin in /xivmcp, so it can't run. The player can change it there."
     )
 
 

@@ -56,6 +56,7 @@ class CallPath:
         self._audit = state.audit
         self._changed = state.changed
         self._modules = state.modules
+        self._installed = state.installed
         self._calls = calls
         self._core = core
         self.acting_refusal: Callable[[str], str | None] = lambda tool: None
@@ -88,7 +89,7 @@ class CallPath:
         if not as_step and not definition.read_only and (busy := self.acting_refusal(name)) is not None:
             return CallOutcome(error=busy)
         args_json = encode_json(arguments or {})
-        decision = self._policies.decide(owner, definition)
+        decision = self._policies.decide(owner, definition, self._installed.display_name(owner))
         if isinstance(decision, Ask):
             decision = await self._ask_player(owner, definition, decision, on_approval)
         if isinstance(decision, Deny):
@@ -102,12 +103,11 @@ class CallPath:
             return CallOutcome(error=decision.message)
         outcome = await self._calls.invoke(
             owner,
-            name,
+            definition,
             args_json,
             on_progress=on_progress,
             on_approval=on_approval,
             on_started=on_started,
-            declared=definition.capabilities,
         )
         return dataclasses.replace(outcome, from_plugin=True) if outcome.ok else outcome
 

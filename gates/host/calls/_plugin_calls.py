@@ -6,8 +6,16 @@
            └─► no reply in 30 s        the loop is blocked (P7): the caller is told so, Cancel(callId)
     the caller gives up ──► Cancel(callId), then up to two minutes for the plugin to finish
 
-CompleteCall and FailCall are accepted from inside Invoke, before it replies: the outcome they
-set wins over the reply. Only the plugin that owns a call can finish it or report on it. Invoke
+CompleteCall and FailCall are taken from inside Invoke, before it replies, as the real host takes
+them: the first one settles the call (`{"accepted": true}`; any later one `{"accepted": false}`),
+and Invoke's reply decides which outcome counts: `{"pending": true}` the settled one, a result or
+an error its own (the real host returns what Invoke answered and waits for the settled outcome
+only after "pending", `XivMcp/Api/PluginApi.cs`). A call is known, and CompleteCall / FailCall /
+ReportProgress / RequestApproval answer for it, from Invoke until it has ended and been reported;
+before and after, the real host's "No pending call '{callId}' (finished, cancelled or never
+pending)." Only the plugin that owns a call can finish it or report on it: the real host takes a
+call id from any plugin, but on the bus ids travel between processes, and another plugin's call
+is refused as if unknown, so the refusal does not say whose it is (G3, S1). Invoke
 runs as a task of the host, so its reply still ends the call when the caller gave up meanwhile;
 once XIV MCP has told the caller that the plugin's loop is blocked, a late Invoke reply is
 ignored, and only CompleteCall / FailCall within the two minutes after the Cancel end the call.
@@ -22,7 +30,7 @@ one place: the states share every field, and splitting them would hide which pat
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -38,6 +46,7 @@ from gates.contract import (
     InvokeResult,
     PluginGate,
     RefusedError,
+    ToolDefinition,
     decode_invoke_reply,
     plugin_gate,
     quote,
@@ -60,6 +69,10 @@ PICKUP_LIMIT: Final = 30.0
 its framework loop for blocked and cancels the call (P7)."""
 PROGRESS_LIMIT: Final = 300
 CANCELLED: Final = "Cancelled."
+CALL_FAILED: Final = "The call failed."
+"""What a FailCall without a message fails the call with (the real host's words)."""
+UNLOADING: Final = "XIV MCP is unloading."
+"""What every running call fails with when the host goes down (the real host's words)."""
 
 _decode_any = msgspec.json.Decoder().decode
 _JSON_KINDS: Final[dict[type, str]] = {
@@ -76,7 +89,9 @@ class _Call:
     id: str
     owner: str
     tool: str
-    declared: tuple[str, ...]
+    definition: ToolDefinition
+    """What the tool declared when the call began: its approvals are judged on it, even if the
+    plugin unregisters the tool meanwhile (the real host keeps the tool with the pending call)."""
     on_progress: Callable[[str], None] | None
     on_approval: Callable[[Approval], None] | None
     pickup_deadline: float | None
@@ -96,6 +111,14 @@ class _Call:
     """The host's own wait for the plugin's Invoke reply: cancelled once XIV MCP stops waiting
     for it (P7, or the grace after a Cancel is over), which frees the call at the broker (B6)."""
     notes: dict[str, bool | int] = field(default_factory=dict)  # for its audit line: pending, progressCut (J5)
+    settled: CallOutcome | None = None
+    """What the plugin's first CompleteCall or FailCall said; it ends the call once Invoke has
+    answered {"pending": true} (at once if it already has)."""
+    replied_pending: bool = False
+
+    @property
+    def declared(self) -> tuple[str, ...]:
+        return tuple(self.definition.capabilities)
 
     def finish(self, outcome: CallOutcome) -> bool:
         if self.outcome is not None:
@@ -119,8 +142,11 @@ class PluginCalls:
         pickup_limit: float = PICKUP_LIMIT,
         tag: str | None = None,
         effects: EffectWatch | None = None,
+        display_name: Callable[[str], str] = str,
     ) -> None:
+        """`display_name` names a plugin as the real host does in messages (the installed plugins')."""
         self._pi = pi
+        self._display_name = display_name
         self._tg = task_group
         self._clock = clock
         self._on_finished = on_finished
@@ -131,6 +157,9 @@ class PluginCalls:
         self._ids = IdMaker("c", tag)
         self._gates: dict[str, tuple[CallGateSubscriber, CallGateSubscriber]] = {}
         """Each plugin's Invoke and Cancel gates, named and checked once (not on every call)."""
+
+    def _unloaded(self, owner: str) -> str:
+        return f"The {self._display_name(owner)} plugin was unloaded during the call."
 
     def _gates_of(self, owner: str) -> tuple[CallGateSubscriber, CallGateSubscriber]:
         gates = self._gates.get(owner)
@@ -145,9 +174,10 @@ class PluginCalls:
         call = self._calls.get(call_id)
         return None if call is None else call.owner
 
-    def tool_of(self, call_id: str) -> str | None:
+    def definition_of(self, call_id: str) -> ToolDefinition | None:
+        """The definition the call's tool had when the call began."""
         call = self._calls.get(call_id)
-        return None if call is None else call.tool
+        return None if call is None else call.definition
 
     @property
     def running(self) -> int:
@@ -156,15 +186,15 @@ class PluginCalls:
     async def invoke(
         self,
         owner: str,
-        tool: str,
+        definition: ToolDefinition,
         args_json: str,
         *,
         on_progress: Callable[[str], None] | None = None,
         on_approval: Callable[[Approval], None] | None = None,
         on_started: Callable[[str], None] | None = None,
-        declared: Sequence[str] = (),
     ) -> CallOutcome:
-        """Run `tool` in its plugin. Cancelling this sends Cancel and keeps waiting in the background.
+        """Run the tool `definition` describes in its plugin `owner`. Cancelling this sends Cancel
+        and keeps waiting in the background.
 
         `on_started` gets the call's id at once: a job uses it to `cancel` the call, then awaits
         this to its end (the plugin's answer to the Cancel, or the two minutes after it).
@@ -173,12 +203,12 @@ class PluginCalls:
         gives up while Invoke is still running (a quick tool's result then ends the call at once).
         An Invoke that does not reply within the pickup limit ends the wait with a message (P7).
         The game is read just before Invoke and once the call ended; the call's effects, judged
-        against `declared`, are in its `CallEnd` (reported before this returns its outcome).
+        against what `definition` declares, are in its `CallEnd` (reported before this returns
+        its outcome).
         """
         mark = await self._effects.begin() if self._effects is not None else None
-        call = _Call(
-            self._ids.next(), owner, tool, tuple(declared), on_progress, on_approval, self._clock.now() + self._pickup
-        )
+        pickup = self._clock.now() + self._pickup
+        call = _Call(self._ids.next(), owner, definition.name, definition, on_progress, on_approval, pickup)
         call.mark, call.started = mark, self._clock.now()
         self._calls[call.id] = call
         if on_started is not None:
@@ -234,7 +264,11 @@ class PluginCalls:
             late = "%s replied to Invoke of %s (%s) after XIV MCP stopped waiting; the reply is ignored"
             log.warning(late, call.owner, call.tool, call.id)
         elif outcome is not None:
-            self._finish(call, outcome)
+            self._finish(call, outcome)  # Invoke's own result or error, even over a settled outcome
+        else:
+            call.replied_pending = True
+            if call.settled is not None:  # CompleteCall / FailCall came from inside Invoke
+                self._finish(call, call.settled)
 
     async def _invoke_plugin(self, call: _Call, args_json: str) -> CallOutcome | None:
         """Call the plugin's Invoke: how the call ended, or None while it is pending."""
@@ -242,7 +276,7 @@ class PluginCalls:
         try:
             text = await gate.invoke_func(call.id, call.tool, args_json)
         except IpcPeerLeftError:
-            return CallOutcome(error=f"The {call.owner} plugin was unloaded during the call.")
+            return CallOutcome(error=self._unloaded(call.owner))
         except IpcNotReadyError:
             return CallOutcome(error=f"The {call.owner} plugin is not loaded (no {gate.name} gate); try again later.")
         except IpcHandlerError as exc:
@@ -266,7 +300,7 @@ class PluginCalls:
                 return CallOutcome(error=reply.error)
             case InvokePending():
                 call.notes["pending"] = True  # a long-running tool
-                return None  # CompleteCall / FailCall finish it (maybe already did, from inside Invoke)
+                return None  # CompleteCall / FailCall finish it (maybe settled it already, from inside Invoke)
 
     def _finish(self, call: _Call, outcome: CallOutcome) -> None:
         call.finish(outcome)
@@ -309,49 +343,48 @@ class PluginCalls:
 
     # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
 
-    def _own_call(self, caller: str, call_id: str) -> _Call:
-        if not call_id:
-            raise RefusedError("'callId' is required: the id of the call you got in Invoke.")
+    def _pending_call(self, caller: str, call_id: str, unknown: str) -> _Call:
+        """The caller's own call that is under way (maybe already ended, not yet reported), else
+        RefusedError(`unknown`). Another plugin's call is refused as if unknown (G3, S1)."""
         call = self._calls.get(call_id)
-        if call is None or call.outcome is not None:
-            if not self._ids.issued_here(call_id):
-                raise RefusedError(
-                    f"No call {quote(call_id)}: this XIV MCP never started it (a call of an XIV MCP that has "
-                    "since restarted, or an id made up). Use the callId your Invoke was given."
-                )
-            raise RefusedError(
-                f"No call {quote(call_id)}: it already finished, or XIV MCP stopped waiting for it "
-                "(two minutes after a Cancel)."
-            )
-        if call.owner != caller:
-            raise RefusedError(
-                f"The call {quote(call_id)} belongs to {call.owner}; "
-                f"{caller} can only finish or report on its own calls."
-            )
+        if call is None or call.owner != caller:
+            if call_id and not self._ids.issued_here(call_id):  # B5: for the host's log, not the reply
+                log.info("%s named call %r, which this host never started", caller, call_id[:80])
+            raise RefusedError(unknown)
         return call
 
-    def complete(self, caller: str, call_id: str, result_json: str | None) -> None:
-        call = self._own_call(caller, call_id)
+    def complete(self, caller: str, call_id: str, result_json: str | None) -> bool:
+        """`CompleteCall`: True if this settled the call, False if it was settled or ended already."""
+        call = self._pending_call(caller, call_id, _no_pending_call(call_id))
         try:
             result = _decode_any(result_json) if result_json and result_json.strip() else None
         except msgspec.DecodeError as exc:
-            raise InvalidDocumentError(
-                f"The result for {quote(call_id)} is not valid JSON ({exc}). Send the result itself, "
-                'such as {"kills": 31}, not wrapped in {"result": …}; the call is still pending.'
-            ) from None
-        self._finish(call, CallOutcome(result=result))
+            raise InvalidDocumentError(f"resultJson is not valid JSON: {exc}") from None
+        return self._settle(call, CallOutcome(result=result))
 
-    def fail(self, caller: str, call_id: str, message: str | None) -> None:
-        call = self._own_call(caller, call_id)
-        self._finish(call, CallOutcome(error=(message or "").strip() or "Failed."))
+    def fail(self, caller: str, call_id: str, message: str | None) -> bool:
+        """`FailCall`: True if this settled the call, False if it was settled or ended already."""
+        call = self._pending_call(caller, call_id, _no_pending_call(call_id))
+        return self._settle(call, CallOutcome(error=message if message and message.strip() else CALL_FAILED))
+
+    def _settle(self, call: _Call, outcome: CallOutcome) -> bool:
+        """The first CompleteCall / FailCall of a call: it ends the call now, if Invoke has answered
+        pending (or is no longer waited for), else once Invoke answers pending."""
+        if call.settled is not None or call.outcome is not None:
+            return False
+        call.settled = outcome
+        if call.replied_pending or call.told is not None:
+            self._finish(call, outcome)
+        return True
 
     def progress(self, caller: str, call_id: str, text: str | None) -> bool:
-        """Pass a progress line on; False when nobody listens (a direct call)."""
-        call = self._own_call(caller, call_id)
-        stripped = (text or "").strip()
-        line = stripped[:PROGRESS_LIMIT]
-        call.notes["progressCut"] = call.notes.get("progressCut", 0) + (len(stripped) > PROGRESS_LIMIT)
-        if call.on_progress is None or not line:
+        """`ReportProgress`: pass the line on; False when nobody listens (a direct call, or the call
+        has ended)."""
+        call = self._pending_call(caller, call_id, f"No pending call {quote(call_id)}.")
+        text = text or ""
+        line = text[:PROGRESS_LIMIT]
+        call.notes["progressCut"] = call.notes.get("progressCut", 0) + (len(text) > PROGRESS_LIMIT)
+        if call.on_progress is None or call.outcome is not None or not text.strip():
             return False
         call.on_progress(line)
         return True
@@ -367,11 +400,11 @@ class PluginCalls:
     def plugin_left(self, owner: str) -> None:
         self._gates.pop(owner, None)
         for call in [c for c in self._calls.values() if c.owner == owner]:
-            self._finish(call, CallOutcome(error=f"The {owner} plugin was unloaded during the call."))
+            self._finish(call, CallOutcome(error=self._unloaded(owner)))
 
     def disposing(self) -> None:
         for call in list(self._calls.values()):
-            call.finish(CallOutcome(error="XIV MCP is shutting down; the call was stopped."))
+            call.finish(CallOutcome(error=UNLOADING))
             self._report(call, unchecked("XIV MCP shut down during the call."), self._clock.now() - call.started)
 
     def expire_due(self) -> None:
@@ -402,3 +435,8 @@ class PluginCalls:
         self._cancel(call)
         call.invoke_scope.cancel()  # its late reply would be ignored: stop waiting for it (B6)
         call.done.set()
+
+
+def _no_pending_call(call_id: str) -> str:
+    """The real host's refusal of CompleteCall / FailCall for a call it does not wait for."""
+    return f"No pending call {quote(call_id)} (finished, cancelled or never pending)."

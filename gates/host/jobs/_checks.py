@@ -49,7 +49,8 @@ class JobChecks:
         `by_plugin` for a job a plugin starts (`XivMcp.StartJob`)."""
         if not given:
             raise RefusedError('A job needs at least one step, such as {"tool": "echo", "args": {"text": "hi"}}.')
-        if by_plugin and (kept := sorted({step.tool for step in given} & NOT_FOR_PLUGINS)):
+        # in the order the job names them, each once, as the real host lists them
+        if by_plugin and (kept := list(dict.fromkeys(s.tool for s in given if s.tool in NOT_FOR_PLUGINS))):
             raise RefusedError(f"These tools are not available to plugins: {', '.join(kept)}.")
         if len(before) + len(given) > MAX_STEPS:
             raise RefusedError(f"A job holds at most {MAX_STEPS} steps; split the work into several jobs.")

@@ -39,7 +39,7 @@ from ._time import HostTimers, wait_seconds
 from ._time import now_stamp as _now
 from ._time import parse_stamp as _parse
 
-__all__ = ["FINISHED", "KEEP_FINISHED", "LISTED", "LOG_KEPT", "RELOADED", "Jobs"]
+__all__ = ["FINISHED", "KEEP_FINISHED", "LISTED", "LOG_KEPT", "NAME_LIMIT", "RELOADED", "Jobs"]
 
 log = logging.getLogger("gates.jobs")
 
@@ -54,6 +54,7 @@ MAX_JOBS: Final = 10_000
 """Jobs kept at once (B7): past it, the oldest finished ones go first; then starting is refused."""
 RELOADED: Final = "Paused because the plugin was reloaded; resume_job to continue."
 PROGRESS_LIMIT: Final = 300
+NAME_LIMIT: Final = 200  # characters of a job's name that are kept (B7)
 
 
 @dataclass(slots=True)
@@ -63,7 +64,8 @@ class _RunningStep:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     call_id: str | None = None
     stop: JobState | None = None
-    """Why it is being stopped: PAUSED or CANCELLED."""
+    reason: str = ""
+    """Why it is being stopped (PAUSED or CANCELLED), and the job's message then ("Paused by a plugin.")."""
 
 
 class Jobs:
@@ -127,7 +129,7 @@ class Jobs:
         self._make_room()
         job = JobInfo(
             id=self._ids.next(),
-            name=name.strip()[:200],
+            name=name.strip()[:NAME_LIMIT],
             state=JobState.QUEUED,
             owner=owner,
             steps=self._checks.steps(steps, by_plugin=owner is not None),
@@ -142,12 +144,15 @@ class Jobs:
         """Wait until every change to jobs so far is on disk."""
         await self._store.durable()
 
+    def find(self, ref: str) -> JobInfo | None:
+        """A job by id or by name (the newest of that name), or None."""
+        if (job := self._jobs.get(ref)) is not None:
+            return job
+        return next((j for j in reversed(self._jobs.values()) if j.name == ref), None)
+
     def get(self, ref: str, owner: str | None = None, *, mine_only: bool = False) -> JobInfo:
         """A job by id or by name (the newest of that name); a plugin (`mine_only`) sees only its own."""
-        job = self._jobs.get(ref)
-        if job is None:
-            named = [j for j in self._jobs.values() if j.name == ref]
-            job = named[-1] if named else None
+        job = self.find(ref)
         if job is None or (mine_only and job.owner != owner):
             whose = f" of {owner}" if mine_only else ""
             raise RefusedError(f"No job {quote(ref)}{whose}; list_jobs shows the jobs (their ids and names).")
@@ -165,17 +170,18 @@ class Jobs:
         ]
         return jobs if newest is None else jobs[::-1][:newest]
 
-    def pause(self, job: JobInfo) -> str:
+    def pause(self, job: JobInfo, reason: str = "Paused.") -> str:
+        """Pause the job; `reason` is its message then (a plugin's pause: "Paused by a plugin.")."""
         if job.state in FINISHED:
             raise RefusedError(f"Job {job.id} has finished ({job.state.value}); there is nothing to pause.")
         if job.state in (JobState.PAUSED, JobState.PENDING):
             return f"Job {job.id} is not running ({job.state.value}); nothing to do."
-        return self._stop(job, JobState.PAUSED)
+        return self._stop(job, JobState.PAUSED, reason)
 
     def cancel(self, job: JobInfo) -> str:
         if job.state in FINISHED:
             raise RefusedError(f"Job {job.id} has finished ({job.state.value}); there is nothing to cancel.")
-        return self._stop(job, JobState.CANCELLED)
+        return self._stop(job, JobState.CANCELLED, "Cancelled.")
 
     def resume(self, job: JobInfo) -> str:
         if job.state in FINISHED:
@@ -232,12 +238,12 @@ class Jobs:
             run = self._runs[job.id] = _RunningStep()
             self._tg.start_soon(self._run, job, run)
 
-    def _stop(self, job: JobInfo, why: JobState) -> str:
+    def _stop(self, job: JobInfo, why: JobState, reason: str) -> str:
         run = self._runs.get(job.id)
         if run is None:
-            self._end(job, why, "Cancelled." if why is JobState.CANCELLED else "Paused.")
+            self._end(job, why, reason)
             return f"Job {job.id} is {why.value}."
-        run.stop = why
+        run.stop, run.reason = why, reason
         if run.call_id is not None:
             self._calls.cancel(run.call_id)  # the plugin gets Cancel; the step ends with its answer
         else:
@@ -253,7 +259,7 @@ class Jobs:
                     return
                 await self._store.durable()  # the outcome is on disk before the next step starts
             if run.stop is not None:
-                self._end(job, run.stop, "Cancelled." if run.stop is JobState.CANCELLED else "Paused.")
+                self._end(job, run.stop, run.reason)
             else:
                 self._end(job, JobState.COMPLETED, f"Completed {len(job.steps)} steps.")
         except Exception:  # a bug must not take the host down; the job says so
@@ -294,7 +300,7 @@ class Jobs:
             if began:  # a step stopped before it began (waiting for its turn) stays as it was
                 step.state = StepState.INTERRUPTED
                 self._log(job, f"{step.id} ({step.tool}) interrupted: {outcome.error or 'it had finished'}.")
-            self._end(job, run.stop, "Cancelled." if run.stop is JobState.CANCELLED else "Paused.")
+            self._end(job, run.stop, run.reason)
             return False
         if outcome.ok:
             step.state, step.result = StepState.DONE, outcome.result

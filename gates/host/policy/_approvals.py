@@ -34,12 +34,22 @@ from ..base._ids import IdMaker
 from ..base._listeners import Listeners
 from ._decision import Allow, Ask, Decision, Deny
 
-__all__ = ["APPROVAL_TIMEOUT", "PLUGIN_LEFT", "SUMMARY_LIMIT", "Approval", "ApprovalKind", "Approvals"]
+__all__ = [
+    "APPROVAL_TIMEOUT",
+    "PLUGIN_LEFT",
+    "SUMMARY_LIMIT",
+    "SUMMARY_NEEDED",
+    "Approval",
+    "ApprovalKind",
+    "Approvals",
+]
 
 APPROVAL_TIMEOUT: Final = 120.0
 """Seconds an approval window stays open before it counts as declined."""
 
 SUMMARY_LIMIT: Final = 200
+"""Characters of a summary the player is shown and the audit keeps (the real host cuts it there too)."""
+SUMMARY_NEEDED: Final = "The request needs a 'summary' the player can decide on, e.g. \"Buy 3 potions for 1,200 gil\"."
 PLUGIN_LEFT: Final = "plugin_left"
 """The reason of an approval withdrawn because its plugin left the bus."""
 
@@ -109,12 +119,11 @@ class Approvals:
         summary: str,
         decision: Decision,
     ) -> Approval:
-        """Opens an approval as ``decision`` says (see the module docstring); returns it with its id."""
-        summary = summary.strip()
-        if not summary:
-            raise ApprovalError(
-                "The request needs a 'summary' the player can decide on, e.g. \"Buy 3 potions for 1,200 gil\"."
-            )
+        """Opens an approval as ``decision`` says (see the module docstring); returns it with its id.
+
+        The summary is kept as sent, cut at `SUMMARY_LIMIT` characters, as the real host keeps it."""
+        if not summary.strip():
+            raise ApprovalError(SUMMARY_NEEDED)
         summary = summary[:SUMMARY_LIMIT]
         now = self._clock.now()
         if isinstance(decision, Ask) and self._pending_of(plugin) >= self._max_pending:
@@ -166,13 +175,16 @@ class Approvals:
         return approval
 
     def get_for(self, plugin: str, approval_id: str) -> Approval:
-        """`GetApproval`: a plugin sees only its own approvals (another's is as if unknown)."""
-        approval = self.get(approval_id)
-        if approval.plugin != plugin:
-            raise ApprovalError(
-                f"No approval {quote(approval_id)} of {plugin}: a plugin can only look up the approvals "
-                "it asked for (use the approvalId RequestApproval returned to you)."
-            )
+        """`GetApproval`: one the plugin asked for with RequestApproval. Once decided, it is read
+        once and then forgotten, as the real host forgets it (`XivMcp/Api/PluginApi.cs`): the next
+        read is "No approval '{approvalId}'.", the real host's answer for any id it does not hold.
+        Another plugin's approval is answered the same way, so the refusal does not say whose it is
+        (the real host lets any plugin read any approval; on the bus ids travel between processes)."""
+        approval = self._approvals.get(approval_id)
+        if approval is None or approval.plugin != plugin or approval.kind is not ApprovalKind.DURING_CALL:
+            raise ApprovalError(f"No approval {quote(approval_id)}.")
+        if approval.state is not ApprovalState.PENDING:
+            del self._approvals[approval_id]
         return approval
 
     def state(self, approval_id: str) -> ApprovalState:

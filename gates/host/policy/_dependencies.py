@@ -23,7 +23,6 @@ manifest before, and the player's list. A plugin that declared no version is nev
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -32,6 +31,7 @@ from gates.contract import (
     BUILTIN_TOOL_NAMES,
     NAME_PATTERN,
     OFFICIAL_REPO,
+    PLUGIN_NAME,
     DependencyDeclaration,
     DependencyEntry,
     DependencyState,
@@ -57,7 +57,6 @@ __all__ = [
 ]
 
 MAX_DEPENDENCIES: Final = 64
-_PLUGIN_PATTERN: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +143,7 @@ def validate_dependencies(
         name = _required(declared.name, "name", tool)
         repo = _required(declared.repo, "repo", tool)
         version = _required(declared.min_version, "minVersion", tool)
-        if not _PLUGIN_PATTERN.fullmatch(plugin):
+        if not PLUGIN_NAME.fullmatch(plugin):
             raise DependencyError(
                 f"{quote(plugin)} is not a valid plugin internal name (1–64 characters A-Z, a-z, 0-9, '.', '_', '-')."
             )

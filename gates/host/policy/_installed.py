@@ -20,7 +20,15 @@ from enum import StrEnum
 from typing import Protocol
 
 from game import GAME_NAME
-from gates.contract import HOST_NAME, PluginManifest
+from gates.contract import (
+    HOST_NAME,
+    PLUGIN_NAME,
+    InstalledInfo,
+    PluginManifest,
+    RefusedError,
+    check_manifest,
+    quote,
+)
 
 from ._dependencies import PluginWorld
 
@@ -88,6 +96,41 @@ class InstalledPlugins:
             self._store.delete_installed(plugin.internal_name)
             self.version += 1
         return plugin
+
+    def install(self, plugin: str, name: str | None, version: str | None, repo: str | None) -> str:
+        """The player's `xivmcp install`: checked as a manifest is; the sentence the player reads."""
+        if not PLUGIN_NAME.fullmatch(plugin) or _is_system(plugin):
+            raise RefusedError(
+                f"{quote(plugin)} is not a plugin's InternalName: 1-64 letters, digits, '.', '_' or '-'."
+            )
+        manifest = check_manifest(PluginManifest(name=name, version=version, repo=repo))
+        added = self.add(InstalledPlugin(plugin, manifest.name, manifest.version, manifest.repo))
+        said_version = f" {added.version}" if added.version else ""
+        return f"Installed {added.display_name}{said_version} ({added.internal_name})."
+
+    def uninstall(self, plugin: str) -> str:
+        """The player's `xivmcp uninstall`; the sentence the player reads."""
+        removed = self.remove(plugin)
+        if removed is None:
+            raise RefusedError(
+                f"{quote(plugin)} is not on the installed list; `xivmcp installed` shows it (a plugin whose "
+                "process is on the bus is installed while it runs)."
+            )
+        running = " Its process is on the bus, so it stays installed while it runs." if self.is_loaded(plugin) else ""
+        return f"Uninstalled {removed.display_name} ({removed.internal_name}).{running}"
+
+    def infos(self) -> list[InstalledInfo]:
+        """Every installed plugin as the player's `xivmcp installed` shows it, by InternalName."""
+        return [
+            InstalledInfo(
+                internal_name=p.internal_name,
+                name=p.display_name,
+                version=p.version,
+                repo=p.repo,
+                loaded=self.is_loaded(p.internal_name),
+            )
+            for p in sorted(self, key=lambda p: p.internal_name.casefold())
+        ]
 
     def _keep(self, plugin: InstalledPlugin) -> None:
         self._store.save_installed(plugin)

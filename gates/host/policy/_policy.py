@@ -287,15 +287,9 @@ class Policies:
         match state:
             case PluginState.ENABLED:
                 return None
-            case PluginState.UNDECIDED:
-                message = (
-                    f"{name} isn't enabled in XIV MCP: the player enables it in {where} (or `xivmcp enable {owner}`)."
-                )
-            case PluginState.KEPT_DISABLED:
-                message = (
-                    f"{name} is kept disabled in XIV MCP: the player enables it in {where} "
-                    f"(or `xivmcp enable {owner}`)."
-                )
+            case PluginState.UNDECIDED | PluginState.KEPT_DISABLED:
+                # the real host says the same for both (`ToolGate`): the plugin is not enabled
+                message = f"{name}'s tools aren't allowed yet. The player can allow the plugin in {where}."
             case PluginState.AWAITING_CONSENT:
                 message = (
                     f"{name} changed its registration (new tools or capabilities) and waits for the player "
