@@ -53,7 +53,7 @@ from .tools._core_tools import CoreTools, ProgressFn
 from .tools._game_tools import GameTools
 from .tools._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
 from .tools._navigation import Navigation
-from .tools._offer import OfferedTools, internal_name
+from .tools._offer import OfferedTools
 
 __all__ = ["MAX_AWAY", "Host"]
 
@@ -101,13 +101,19 @@ class Host:
         )
         self.dependencies = DependencyBook()
         self.registrations = Registrations(self.registry, self.policies)
-        # F2 points `display_name` at the installed plugins; until then a plugin is its InternalName.
-        self.offered = OfferedTools(
-            self.registry, self.policies, self.modules, lambda: pi.peers, display_name=internal_name
-        )
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[str | None] = Listeners("host change")
         self.installed = InstalledPlugins(self._db, lambda: pi.peers)
+        # F3: a plugin's tools are listed with its display name, as the gate's refusals name it (F2).
+        installed = self.installed
+        self.offered = OfferedTools(
+            self.registry,
+            self.policies,
+            self.modules,
+            lambda: pi.peers,
+            display_name=installed.display_name,
+            names_version=lambda: installed.version,
+        )
         self.calls = PluginCalls(
             pi,
             task_group,

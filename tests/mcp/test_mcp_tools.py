@@ -260,7 +260,9 @@ async def test_f3_a3_a_tool_set_to_deny_stays_listed_and_its_call_is_refused_wit
         finally:
             await xiv.run_cli("mode", "MyPlugin", "myplugin_follow", "default")
     assert "myplugin_follow" in names
-    assert "myplugin_follow" in [item["name"] for item in found["items"]]
+    [listed] = [item for item in found["items"] if item["name"] == "myplugin_follow"]
+    # the display name MyPlugin declares ("My Plugin"), as in the refusal below (F2)
+    assert listed["description"].endswith(PROVIDED_BY.format("My Plugin"))
     assert result.is_error
     assert text_of(result) == (
         "myplugin_follow is set to Deny for My Plugin in /xivmcp, so it can't run. The player can change it there."

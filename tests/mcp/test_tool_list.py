@@ -81,3 +81,22 @@ def test_f3_the_real_hosts_listing_rules_for_a_plugins_tools() -> None:
     assert "p_act" not in offering.names()  # awaiting consent: not listed
     offering.policies.disable("P")
     assert "p_look" not in offering.names()  # kept disabled: not listed
+
+
+def test_f3_a_plugin_is_named_by_its_display_name_and_a_new_one_is_listed_at_once() -> None:
+    """The host names a plugin's tools by the installed plugins' display names (F2); a manifest
+    declared after the tools registered moves `names_version`, so the list is built again."""
+    names = {"P": "P"}
+    version = 0
+    registry, policies = ToolRegistry(core=CORE_DEFINITIONS), Policies()
+    offered = OfferedTools(registry, policies, display_name=names.__getitem__, names_version=lambda: version)
+    tools = ToolList(cast(Any, SimpleNamespace(offered=offered)))
+    registry.register("P", ToolDefinition(name="p_look", description="Looks around.", read_only=True))
+    policies.enable("P", {"p_look": frozenset()})
+
+    def description() -> str | None:
+        return next(t.description for t in tools.tools() if t.name == "p_look")
+
+    assert description() == "Looks around. [Provided by the third-party plugin P.]"
+    names["P"], version = "Peeking Plugin", version + 1
+    assert description() == "Looks around. [Provided by the third-party plugin Peeking Plugin.]"

@@ -40,8 +40,8 @@ __all__ = ["OfferedTool", "OfferedTools", "internal_name", "third_party_descript
 
 
 def internal_name(owner: str) -> str:
-    """The name a plugin is shown by until the host knows the installed plugins (F2): its InternalName,
-    which is what the real host shows too when the plugin is not among the installed ones."""
+    """A plugin named by its InternalName: what the real host shows for a plugin it does not find
+    installed, and the default where no installed list is at hand (the host gives its own, F2)."""
     return owner
 
 
@@ -71,8 +71,9 @@ _CORE: tuple[OfferedTool, ...] = tuple(
 
 
 class OfferedTools:
-    """The tools listed now; `display_name` names a plugin in its tools' descriptions (F2 points it
-    at the installed plugins; until then each plugin is named by its InternalName)."""
+    """The tools listed now; `display_name` names a plugin in its tools' descriptions (the host
+    points it at the installed plugins, F2), and `names_version` moves on whenever those names may
+    have changed (a manifest declared, a plugin installed), so the listing is built again."""
 
     def __init__(
         self,
@@ -81,21 +82,25 @@ class OfferedTools:
         modules: Modules | None = None,
         connected: Callable[[], Collection[str]] = tuple,
         display_name: Callable[[str], str] = internal_name,
+        names_version: Callable[[], int] = lambda: 0,
     ) -> None:
         self._registry = registry
         self._policies = policies
         self._modules = modules
         self._connected = connected
         self._display_name = display_name
-        self._third_party: tuple[tuple[int, int], list[OfferedTool]] = ((-1, -1), [])
-        """The third-party tools listed, and the registry's and the policies' versions they are
-        for: a tools/list of 5,000 tools, page by page, would otherwise judge every tool each page."""
+        self._names_version = names_version
+        self._third_party: tuple[tuple[int, int, int], list[OfferedTool]] = ((-1, -1, -1), [])
+        """The third-party tools listed, and the registry's, the policies' and the names' versions
+        they are for: a tools/list of 5,000 tools, page by page, would otherwise judge every tool
+        each page."""
 
     def stamp(self) -> Hashable:
-        """A value that changes whenever `all()` may: the registry, the player's decisions or the
-        modules changed, or a maintained integration's plugin came or went. Equal stamps, equal
-        lists: the MCP front builds its tools/list once per stamp, not once per request."""
-        versions = (self._registry.version, self._policies.version)
+        """A value that changes whenever `all()` may: the registry, the player's decisions, the
+        plugins' names or the modules changed, or a maintained integration's plugin came or went.
+        Equal stamps, equal lists: the MCP front builds its tools/list once per stamp, not once per
+        request."""
+        versions = self._versions()
         modules = self._modules
         if modules is None:
             return versions
@@ -105,7 +110,7 @@ class OfferedTools:
 
     def all(self) -> list[OfferedTool]:
         """Core tools first, then the third-party tools listed now (in registration order)."""
-        versions = (self._registry.version, self._policies.version)
+        versions = self._versions()
         cached_for, third_party = self._third_party
         if cached_for != versions:
             third_party = [self._offered(owner, definition) for owner, definition in self.third_party()]
@@ -164,6 +169,9 @@ class OfferedTools:
             if shown:
                 found.append((owner, t.definition))
         return found
+
+    def _versions(self) -> tuple[int, int, int]:
+        return (self._registry.version, self._policies.version, self._names_version())
 
     def _offered(self, owner: str, definition: ToolDefinition) -> OfferedTool:
         description = third_party_description(definition.description, self._display_name(owner))
