@@ -191,7 +191,8 @@ def json_reply(status: int, headers: dict[bytes, bytes], body: bytes) -> dict[st
 
 def check_call(status: int, headers: dict[bytes, bytes], body: bytes, rid: int, text: str) -> None:
     """A tools/call reply must be this call's result, not an isError one, and echo this call's text:
-    as the first text content (an `echo` tool) or as {"echo": {"text": …}} (RawPlugin's echo)."""
+    as the first text content (an `echo` tool) or as {"echo": {"text": …}} (RawPlugin's echo), which
+    XIV MCP sends as JSON text (and, with the simulator's extensions, as structuredContent too)."""
     reply = json_reply(status, headers, body)
     result = reply.get("result")
     if reply.get("id") != rid or not isinstance(result, dict):
@@ -200,8 +201,15 @@ def check_call(status: int, headers: dict[bytes, bytes], body: bytes, rid: int, 
     first = content[0].get("text") if isinstance(content[0], dict) else None
     if result.get("isError"):
         raise BadReply(f"tools/call {rid}: isError: {str(first)[:300]}")
-    if first != text and result.get("structuredContent") != {"echo": {"text": text}}:
+    if first != text and _json_or_none(first) != {"echo": {"text": text}}:
         raise BadReply(f"tools/call {rid}: does not echo its text: {json.dumps(result)[:300]}")
+
+
+def _json_or_none(text: object) -> object:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
 
 
 async def run_phase(

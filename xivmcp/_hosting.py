@@ -36,6 +36,8 @@ def serve_host(
 
     def on_endpoint(url: str) -> None:
         note = " WITHOUT the bearer token (tests only)" if mcp is not None and mcp.auth_disabled else ""
+        if config.simulator_extensions:  # F3: say so, for what the apps see is then more than the real host shows
+            note += " with the simulator's extensions (outputSchema, structuredContent, progress)"
         print(f"xivmcp host: MCP endpoint {url}{note}; `xivmcp connect` shows how apps connect", flush=True)
 
     async def main() -> int:

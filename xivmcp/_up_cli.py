@@ -35,6 +35,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     host_opts.add_argument(
         "--test-clock", action="store_true", help="a manual clock moved by `xivmcp advance-clock` (tests only)"
     )
+    host_opts.add_argument(
+        "--simulator-extensions",
+        action="store_true",
+        help="also show AI apps what the real XIV MCP does not: outputSchema and structuredContent, "
+        "a plugin's string result as plain text, progress notifications (MCP conformance runs)",
+    )
     add_http_options(host_opts)
     p = sub.add_parser("host", parents=[common, host_opts], help="run the XIV MCP host (InternalName XivMcp)")
     p.set_defaults(func=cmd_host)
@@ -65,7 +71,11 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
 def host_config(args: argparse.Namespace) -> HostConfig:
     """The host's configuration from the command line."""
     return HostConfig(
-        bus=args.bus, data_dir=Path(args.data_dir), auto_enable=args.auto_enable, test_clock=args.test_clock
+        bus=args.bus,
+        data_dir=Path(args.data_dir),
+        auto_enable=args.auto_enable,
+        test_clock=args.test_clock,
+        simulator_extensions=args.simulator_extensions,
     )
 
 

@@ -4,7 +4,8 @@ The host answers a refused definition to the plugin alone, so refusals come from
 plugin's process sent and was told (`RegistrationRecord`, written down inside it by
 `_record_registrations.py`); the definitions the host took come from `search_tools`, as an
 assistant reads them. Two warnings are heuristics about those: a description that never says
-what the tool gives back, and parameters the assistant must guess.
+what the tool gives back, and parameters the assistant must guess. One warning is about what
+the plugin sent that the real host does not pass on: an outputSchema (F3).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from gates.contract import BUILTIN_TOOL_NAMES, quote
 
 from ._report import Check, Finding, Rule, Severity
 
-__all__ = ["OfferedDefinition", "RegistrationRecord", "judge_definition", "judge_refusals"]
+__all__ = ["OfferedDefinition", "RegistrationRecord", "judge_definition", "judge_output_schemas", "judge_refusals"]
 
 RESULT_WORDS: Final = re.compile(
     r"\b(returns?|lists?|shows?|reports?|gives?|answers?|results?|tells?|says?|echo(es)?|finds?)\b",
@@ -27,6 +28,9 @@ RESULT_WORDS: Final = re.compile(
 )
 """Words by which a description says what a call gives back. A heuristic: one of them in the
 description is taken as saying it, whatever else it says."""
+PROVIDED_BY: Final = re.compile(r" \[Provided by the third-party plugin [^\]]*\.\]$")
+"""The end the host gives every plugin tool's description, as the real host does (F3): not the
+author's words, so a finding about the description quotes and judges the author's part alone."""
 
 
 class OfferedDefinition(msgspec.Struct, rename="camel", kw_only=True):
@@ -48,7 +52,8 @@ class RegistrationRecord(msgspec.Struct, kw_only=True):
 def judge_definition(tool: OfferedDefinition) -> list[Finding]:
     """Warnings about a definition the host took: what the assistant cannot tell from it."""
     findings: list[Finding] = []
-    if not RESULT_WORDS.search(tool.description):
+    description = PROVIDED_BY.sub("", tool.description)
+    if not RESULT_WORDS.search(description):
         findings.append(
             Finding(
                 severity=Severity.WARNING,
@@ -57,7 +62,7 @@ def judge_definition(tool: OfferedDefinition) -> list[Finding]:
                 check=Check.DEFINITION,
                 spec="P3",
                 message=f"The description of {tool.name} says nothing about what it returns "
-                f"({quote(tool.description, 120)}): the assistant reads it to choose the tool and to expect "
+                f"({quote(description, 120)}): the assistant reads it to choose the tool and to expect "
                 'its answer. Add a sentence on what the result holds ("Returns …").',
             )
         )
@@ -111,6 +116,39 @@ def judge_refusals(records: Iterable[RegistrationRecord]) -> list[Finding]:
         refused[name] = finding
     findings.extend(refused.values())
     return findings
+
+
+def judge_output_schemas(records: Iterable[RegistrationRecord], taken: Iterable[str]) -> list[Finding]:
+    """A warning for each tool of `taken` whose definition, as the plugin last sent it, declares an
+    outputSchema: XIV MCP 2 knows no such field and drops it, so the assistant never sees the
+    schema nor a structuredContent, only the result as JSON text (F3, P5)."""
+    declaring: dict[str, bool] = {}
+    for record in records:
+        if _refusal(record.reply) is None:
+            declaring[_sent_name(record.definition)] = _declares_output_schema(record.definition)
+    return [
+        Finding(
+            severity=Severity.WARNING,
+            tool=name,
+            rule=Rule.OUTPUT_SCHEMA_NOT_PASSED,
+            check=Check.DEFINITION,
+            spec="F3, P5",
+            message=f"{name} declares an outputSchema, but XIV MCP 2 does not pass outputSchema on: the "
+            "assistant sees your result as JSON text, with no structuredContent. Say in the description what "
+            "the result holds. (gates.plugin advertises one for a return type that is a Struct, a TypedDict or a "
+            "dataclass; this simulator passes it on only with `xivmcp up --simulator-extensions`.)",
+        )
+        for name in taken
+        if declaring.get(name)
+    ]
+
+
+def _declares_output_schema(definition: str) -> bool:
+    try:
+        decoded = msgspec.json.decode(definition)
+    except msgspec.DecodeError:
+        return False
+    return isinstance(decoded, dict) and decoded.get("outputSchema") is not None
 
 
 def _refusal(reply: str) -> str | None:

@@ -52,6 +52,7 @@ class Rule(StrEnum):
     IGNORES_CANCEL = "ignores_cancel"
     PROGRESS_CUT = "progress_cut"
     REGISTERED_AFTER_START = "registered_after_start"
+    OUTPUT_SCHEMA_NOT_PASSED = "output_schema_not_passed"
 
 
 class Finding(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -32,7 +32,7 @@ from gates.player import Awaits
 from gates.testing import Process, XivMcpSystem
 
 from ._arguments import invalid_arguments, valid_arguments
-from ._definitions import OfferedDefinition, judge_definition, judge_refusals
+from ._definitions import OfferedDefinition, judge_definition, judge_output_schemas, judge_refusals
 from ._report import Check, CheckReport, Finding, Rule, Severity, ToolChecked
 from ._session import CheckSession, read_records
 from ._verdicts import judge_call
@@ -150,6 +150,10 @@ async def _check(
                 "Definitions XIV MCP refused are told to the plugin alone; run it as -m MODULE or SCRIPT.py "
                 "for the check to see them."
             )
+            run.report.notes.append(
+                "XIV MCP 2 drops an outputSchema when a tool registers, so only what the plugin sends shows one; "
+                "run it as -m MODULE or SCRIPT.py for the check to warn about it."
+            )
         if await session.card(plugin) is not None:
             await session.enable(plugin)
         run.add_findings(judge_refusals(read_records(record)))
@@ -157,6 +161,7 @@ async def _check(
         while queue:
             await run.check_tool(queue.pop(0))
             queue += await run.grown_tools()
+        run.add_findings(judge_output_schemas(read_records(record), [tool.name for tool in run.report.tools]))
         return run.report
 
 

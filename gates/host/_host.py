@@ -101,10 +101,19 @@ class Host:
         )
         self.dependencies = DependencyBook()
         self.registrations = Registrations(self.registry, self.policies)
-        self.offered = OfferedTools(self.registry, self.policies, self.modules, lambda: pi.peers)
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[str | None] = Listeners("host change")
         self.installed = InstalledPlugins(self._db, lambda: pi.peers)
+        # F3: a plugin's tools are listed with its display name, as the gate's refusals name it (F2).
+        installed = self.installed
+        self.offered = OfferedTools(
+            self.registry,
+            self.policies,
+            self.modules,
+            lambda: pi.peers,
+            display_name=installed.display_name,
+            names_version=lambda: installed.version,
+        )
         self.calls = PluginCalls(
             pi,
             task_group,
@@ -134,6 +143,7 @@ class Host:
             calls=self.calls,
             auto_enable=config.auto_enable,
             limits=limits,
+            output_schemas=config.simulator_extensions,
         )
         self.player = PlayerActions(state, clock=self.clock, expire_due=self.expire_due)
         self._job_changes: Listeners[JobInfo] = Listeners("job change")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import msgspec
+
 from gates.contract import (
     CAPABILITY_IDS,
     HOST_NAME,
@@ -30,10 +32,11 @@ from gates.contract import (
     StatusReply,
     ToolDefinition,
     decode_manifest,
+    decode_tool_definition,
     encode_json,
     find_capability,
-    parse_tool_definition,
     quote,
+    validate_tool_definition,
 )
 
 from ._plugin_documents import parse_approval_request
@@ -82,6 +85,7 @@ class PluginRequests:
         calls: PluginCalls,
         auto_enable: bool,
         limits: HostLimits | None = None,
+        output_schemas: bool = False,
     ) -> None:
         self._registry = state.registry
         self._policies = state.policies
@@ -94,9 +98,16 @@ class PluginRequests:
         self._installed = state.installed
         self._auto_enable = auto_enable
         self._limits = limits or HostLimits()
+        self._output_schemas = output_schemas
+        """Keep a definition's outputSchema (the simulator's extensions, F3, P5); else drop it as the
+        real host does, which knows no such field and ignores it, so that neither its shape nor its
+        size can make this host refuse a definition the real one takes."""
 
     def register_tool(self, owner: str, definition_json: str | None) -> RegisterReply:
-        definition = parse_tool_definition(definition_json or "")
+        definition = decode_tool_definition(definition_json or "")
+        if not self._output_schemas and definition.output_schema is not None:
+            definition = msgspec.structs.replace(definition, output_schema=None)
+        definition = validate_tool_definition(definition)
         self._check_size(owner, definition)
         self._registry.register(owner, definition)
         registration = self._registrations.refresh(owner)

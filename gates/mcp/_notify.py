@@ -167,9 +167,12 @@ class Notifier:
         self._tools[HOST_NAME] = self.tools_signature(HOST_NAME)
 
     def tools_signature(self, plugin: str) -> str:
+        """The names of the plugin's listed tools: the real host tells of a change when the names
+        listed change (`McpServer.NotifyIfToolsChanged`), not when a description or schema does."""
         offered = self.host.offered
         # XIV MCP's own tools come and go too: a module turned off, an integration's plugin leaving.
-        return encode_json(offered.core() if plugin == HOST_NAME else offered.of(plugin))
+        tools = offered.core() if plugin == HOST_NAME else offered.of(plugin)
+        return encode_json(sorted(tool.definition.name for tool in tools))
 
     def card_signature(self, plugin: str) -> str:
         reports = self.host.reports

@@ -1,21 +1,30 @@
 """The MCP front: XIV MCP's tools and caches on the official `mcp` package's low-level server (A1, A2, A9).
 
-    tools/list      core tools, then the third-party tools that may run now, 100 a page
+    tools/list      the tools listed now by the real host's rules (`OfferedTools`), by name, 100 a page
     tools/call      Host.call_tool: the gate (allow / ask / deny), then the plugin's Invoke;
                     a refused or failed call is an isError result, an unknown tool a JSON-RPC error
     resources/*     each cache as xiv://cache/<id>: plugins (the registry) and audit (the log's tail)
 
+What the assistant sees is what the real host shows it (F3, `XivMcp/Mcp/McpServer.cs`): each
+tool's name, description, inputSchema and annotations (readOnlyHint, destructiveHint,
+openWorldHint false), ordered by name; a result as one text content (a string of XIV MCP's own
+tools as it is, anything else, and every plugin result, as JSON text) with no structuredContent;
+an unknown tool as `-32602 "Unknown tool: {name}"`; no progress notifications. The simulator's
+extensions (`HostConfig.simulator_extensions`: outputSchema and structuredContent, a plugin's
+string as plain text, progress as notifications/progress) are added only when the host runs with
+them.
+
 `Handlers` holds one method per request kind, over the host; `ToolList` keeps the MCP `Tool`s
-of what is offered, built again only when that changes. No protocol is written here: the
+of what is listed, built again only when that changes. No protocol is written here: the
 package owns sessions, both protocol eras and the wire. What changes is pushed by
 `_notify.Notifier`; the HTTP side (token, origins, the client going away) is `_http.py`.
 Cancelling a call (notifications/cancelled, a session that ends, or the HTTP guard seeing the
-client go) cancels the task awaiting Host.call_tool, so the plugin gets Cancel. Progress lines
-(ReportProgress) become notifications/progress for callers that sent a progressToken: on the
-GET stream for 2025-era sessions, whose JSON responses cannot carry them.
+client go) cancels the task awaiting Host.call_tool, so the plugin gets Cancel. With the
+extensions, progress lines (ReportProgress) become notifications/progress for callers that sent
+a progressToken: on the GET stream for 2025-era sessions, whose JSON responses cannot carry them.
 
-tools/call is the hot path: a call without a progressToken runs in the handler's own task, with
-no stream and no task of its own; the client going away reaches it through `ClientGone`, which
+tools/call is the hot path: a call without progress runs in the handler's own task, with no
+stream and no task of its own; the client going away reaches it through `ClientGone`, which
 cancels the call's scope directly.
 """
 
@@ -36,13 +45,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gates.contract import encode_json, input_schema_of
+from gates.contract import HOST_NAME, encode_json, input_schema_of
 from gates.host import CallOutcome, Host, OfferedTool, job_summary
 from gates.player import PluginsReport
 
 from ._notify import AUDIT_URI, JOBS_URI, PLUGINS_URI, Notifier, session_id_of
 
-__all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "Handlers", "ToolList", "build_server"]
+__all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "Handlers", "ToolList", "build_server", "json_text", "result_text"]
 
 log = logging.getLogger("gates.mcp")
 
@@ -125,28 +134,47 @@ class _XivServer(Server[Any]):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
-def _tool(offered: OfferedTool) -> types.Tool:
+def _tool(offered: OfferedTool, extensions: bool) -> types.Tool:
+    """A list entry as the real host's `McpTool.ToListEntry`; the outputSchema only as an extension."""
     d = offered.definition
     return types.Tool(
         name=d.name,
-        description=d.description,
+        description=offered.description,
         input_schema=input_schema_of(d),
-        # XIV MCP's own tools carry theirs beside the definition; a plugin's comes in its definition
-        # (the outputSchema extension, which the real host ignores).
-        output_schema=offered.output_schema or d.output_schema,
-        annotations=types.ToolAnnotations(read_only_hint=d.read_only, destructive_hint=d.destructive),
+        output_schema=offered.output_schema if extensions else None,
+        annotations=types.ToolAnnotations(
+            read_only_hint=d.read_only, destructive_hint=d.destructive, open_world_hint=False
+        ),
     )
 
 
-def _result(outcome: CallOutcome, name: str, has_output_schema: bool) -> types.CallToolResult:
+def json_text(value: Any) -> str:
+    """A result as the real host writes it for the assistant: compact JSON (System.Text.Json's
+    default), non-ASCII as it is (its relaxed escaping)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def result_text(outcome: CallOutcome, *, extensions: bool = False) -> str:
+    """The text content of a successful call: a string of XIV MCP's own tools as it is, anything
+    else as JSON text; a plugin's result is always JSON text (a string in quotes), as the real
+    host holds it as a JsonNode. With the extensions a plugin's string goes as it is too."""
+    value = outcome.result
+    if isinstance(value, str) and (extensions or not outcome.from_plugin):
+        return value
+    return json_text(value)
+
+
+def _result(outcome: CallOutcome, name: str, has_output_schema: bool, extensions: bool) -> types.CallToolResult:
     if outcome.error is not None:
         return types.CallToolResult(content=[types.TextContent(text=outcome.error)], is_error=True)
+    text = result_text(outcome, extensions=extensions)
+    if not extensions:
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
     value = outcome.result
     if has_output_schema and not isinstance(value, dict):
         # MCP clients refuse a result without the structuredContent an outputSchema promises.
         error = f"{name} advertises an outputSchema but returned no JSON object; this is a bug in its plugin."
         return types.CallToolResult(content=[types.TextContent(text=error)], is_error=True)
-    text = value if isinstance(value, str) else "ok" if value is None else json.dumps(value, ensure_ascii=False)
     structured = value if isinstance(value, dict) else None
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
 
@@ -161,11 +189,13 @@ def _cursor(params: types.PaginatedRequestParams | None) -> int:
 
 
 class ToolList:
-    """tools/list's tools as MCP `Tool`s: built once each time what is offered changes (the host's
-    `OfferedTools.stamp`), not on every request, nor on every page of one."""
+    """tools/list's tools as MCP `Tool`s, ordered by name as the real host orders them: built once
+    each time what is listed changes (the host's `OfferedTools.stamp`), not on every request, nor
+    on every page of one."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, *, extensions: bool = False) -> None:
         self._offered = host.offered
+        self._extensions = extensions
         self._stamp: Hashable = object()
         """What the list was built for; nothing is equal to this first one."""
         self._tools: list[types.Tool] = []
@@ -174,23 +204,21 @@ class ToolList:
         change builds only the tools that are new (one plugin's registration among thousands)."""
 
     def tools(self) -> list[types.Tool]:
-        """Core tools first, then the third-party tools that may run now (`OfferedTools.all`)."""
+        """The tools listed now (`OfferedTools.all`), by name."""
         stamp = self._offered.stamp()
         if stamp != self._stamp:
-            self._tools = [self._made_tool(offered) for offered in self._offered.all()]
+            made = [self._made_tool(offered) for offered in self._offered.all()]
+            self._tools = sorted(made, key=lambda tool: tool.name)
             self._stamp = stamp
         return self._tools
 
     def _made_tool(self, offered: OfferedTool) -> types.Tool:
         entry = self._made.get(id(offered.definition))
-        if entry is not None:
-            was = entry[0]
-            same = was.definition is offered.definition and was.output_schema is offered.output_schema
-            if same and was.toolset == offered.toolset:
-                return entry[1]
+        if entry is not None and entry[0] == offered:
+            return entry[1]
         if len(self._made) >= MADE_TOOLS:
             self._made.clear()  # definitions of plugins long gone: build the current ones again
-        tool = _tool(offered)
+        tool = _tool(offered, self._extensions)
         self._made[id(offered.definition)] = (offered, tool)
         return tool
 
@@ -201,7 +229,8 @@ class Handlers:
     def __init__(self, host: Host, notifier: Notifier) -> None:
         self.host = host
         self.notifier = notifier
-        self.tool_list = ToolList(host)
+        self.extensions = host.config.simulator_extensions
+        self.tool_list = ToolList(host, extensions=self.extensions)
 
     # --- tools ---------------------------------------------------------------------------
 
@@ -213,15 +242,17 @@ class Handlers:
         return types.ListToolsResult(tools=tools[start : start + PAGE_SIZE], next_cursor=next_cursor)
 
     async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-        registered = self.host.registry.get(params.name)
-        if registered is None:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"Unknown tool: {params.name[:80]!r}. List the tools (tools/list) or find them with search_tools.",
-                {"tool": params.name[:200]},
-            )
-        has_output_schema = registered.definition.output_schema is not None
-        return await self._call(ctx, params.name, params.arguments or {}, has_output_schema)
+        name = params.name
+        registered = self.host.registry.get(name)
+        if registered is None:  # a protocol error, not a tool result, as the real host answers it
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
+        if registered.owner == HOST_NAME and not self.host.offered.is_available(name):
+            # The real host's words for its own tool whose plugin is away; a plugin's hidden tool
+            # goes on to the gate instead, "so the refusal says why".
+            text = f"'{name}' is not available right now: the plugin it needs is not installed or not loaded."
+            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+        has_output_schema = self.extensions and registered.definition.output_schema is not None
+        return await self._call(ctx, name, params.arguments or {}, has_output_schema)
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         registered = self.host.registry.get(name)
@@ -230,7 +261,8 @@ class Handlers:
     async def _call(
         self, ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any], has_output_schema: bool
     ) -> types.CallToolResult:
-        token = progress_token_from_params(ctx.params)
+        # F3: the real host sends no progress notifications; lines go to the job log alone (J5).
+        token = progress_token_from_params(ctx.params) if self.extensions else None
         gone: ClientGone | None = getattr(ctx.request, "scope", {}).get(CLIENT_GONE)
         outcome: CallOutcome | None = None
         with anyio.CancelScope() as call_scope:  # the client going away ends this call, not the session
@@ -244,16 +276,16 @@ class Handlers:
             finally:
                 if gone is not None:
                     gone.forget(call_scope)
-        return _result(outcome or CallOutcome(error="Cancelled."), name, has_output_schema)
+        return _result(outcome or CallOutcome(error="Cancelled."), name, has_output_schema, self.extensions)
 
     async def _run(
         self, name: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None
     ) -> CallOutcome:
         try:
             return await self.host.call_tool(name, arguments, on_progress=on_progress)
-        except Exception as exc:  # T4: the assistant reads it, as "TypeName: message"
+        except Exception as exc:  # a fault of the host itself, in the real host's words
             log.exception("calling %s failed", name)
-            return CallOutcome(error=f"{type(exc).__name__}: {exc}")
+            return CallOutcome(error=f"Tool '{name}' failed: {type(exc).__name__}: {exc}")
 
     async def _run_with_progress(
         self, ctx: ServerRequestContext[Any], token: types.ProgressToken, name: str, arguments: dict[str, Any]
@@ -284,6 +316,12 @@ class Handlers:
                 for uri, (name, text) in _RESOURCES.items()
             ]
         )
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> Any:
+        """None, as the real host answers (`McpServer.HandleMessage`), rather than "Method not found"."""
+        return types.ListResourceTemplatesResult(resource_templates=[])
 
     async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
         uri = _known(str(params.uri))
@@ -342,6 +380,7 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
         on_list_resources=handlers.list_resources,
+        on_list_resource_templates=handlers.list_resource_templates,
         on_read_resource=handlers.read_resource,
         on_subscribe_resource=handlers.subscribe,
         on_unsubscribe_resource=handlers.unsubscribe,

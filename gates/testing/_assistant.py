@@ -10,6 +10,11 @@ It is what an app sees over Streamable HTTP, not a shortcut: the tools offered n
 never a cached list), a call through the player's settings (a refusal is an `is_error` result
 with the text the assistant reads), `search_tools`, and the caches as `xiv://cache/...` resources.
 In the pytest plugin, `async_assistant` is this class and `assistant` its blocking twin.
+
+XIV MCP 2 answers a call with text alone, a result as JSON text (F3); the assistant reads that
+JSON, and so does `ToolResult`: `value` is the result read from the text, and `structured` the
+result when it is an object, whether or not the host also sent it as structuredContent (which it
+does only with the simulator's extensions). A test of a plugin reads the same either way.
 """
 
 from __future__ import annotations
@@ -43,15 +48,40 @@ class ToolResult:
     text: str
     """The text content (every text block, one per line): the result as JSON, or the error message."""
     structured: dict[str, Any] | None
-    """`structuredContent`: the result when it is an object (a tool with an outputSchema always)."""
+    """The result when it is a JSON object: the structuredContent, if the host sent one (only with
+    the simulator's extensions), else the text read as JSON, as the assistant reads it. None for
+    an error or a result that is not an object."""
     is_error: bool
     """True for a refusal or a failure; `text` is then what the assistant reads."""
     raw: types.CallToolResult
     """The result as the `mcp` client decoded it."""
+    value: Any = None
+    """The result as the assistant reads it: the text as JSON (a plugin's result always is; with
+    the simulator's extensions, or from XIV MCP's own tools, a string may come as plain text, which
+    is then the text itself). None for an error."""
 
     def json(self) -> Any:
         """The text as JSON (a tool's result, as XIV MCP sends it); ValueError for an error text."""
         return json.loads(self.text)
+
+    @classmethod
+    def of(cls, raw: types.CallToolResult) -> ToolResult:
+        """The result as the assistant reads `raw`: its text, and the value the text holds."""
+        text = "\n".join(block.text for block in raw.content if isinstance(block, types.TextContent))
+        is_error = bool(raw.is_error)
+        value = None if is_error else _read(text)
+        structured = raw.structured_content
+        if structured is None and isinstance(value, dict):
+            structured = value
+        return cls(text=text, structured=structured, is_error=is_error, raw=raw, value=value)
+
+
+def _read(text: str) -> Any:
+    """The JSON value of a result's text, or the text itself when it is not JSON (plain text)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 @asynccontextmanager
@@ -115,8 +145,7 @@ class Assistant:
         raw = await self._link.run(
             lambda: bounded(seconds + 5, f"the answer to the call of {name}", call(self._client))
         )
-        text = "\n".join(block.text for block in raw.content if isinstance(block, types.TextContent))
-        return ToolResult(text=text, structured=raw.structured_content, is_error=bool(raw.is_error), raw=raw)
+        return ToolResult.of(raw)
 
     async def search_tools(self, query: str = "", toolset: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         """`search_tools`: the tools that may run now whose name or description has every word of `query`."""

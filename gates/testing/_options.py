@@ -17,8 +17,8 @@ __all__ = ["MARKER", "MARKER_HELP", "SystemOptions", "merge_marker_options"]
 
 MARKER: Final = "xivmcp"
 MARKER_HELP: Final = (
-    "xivmcp(auto_enable=False, test_clock=True, world=None): the options of the test's private XIV MCP "
-    "system (see gates.testing)"
+    "xivmcp(auto_enable=False, test_clock=True, world=None, simulator_extensions=False): the options of the "
+    "test's private XIV MCP system (see gates.testing)"
 )
 
 
@@ -35,6 +35,9 @@ class SystemOptions:
     (real time) each test gets a system of its own, at the cost of starting one."""
     world: Path | None = field(default=None)
     """A world file for the game (`xivmcp game --world`), else the default world."""
+    simulator_extensions: bool = False
+    """`xivmcp host --simulator-extensions`: the assistant also gets what the real XIV MCP does not
+    pass on (outputSchema, structuredContent, progress notifications). Off, as in the game (F3)."""
 
     @property
     def shared(self) -> bool:
@@ -42,14 +45,18 @@ class SystemOptions:
         return self.test_clock
 
     def host_args(self) -> tuple[str, ...]:
-        return (*(["--auto-enable"] if self.auto_enable else []), *(["--test-clock"] if self.test_clock else []))
+        return (
+            *(["--auto-enable"] if self.auto_enable else []),
+            *(["--test-clock"] if self.test_clock else []),
+            *(["--simulator-extensions"] if self.simulator_extensions else []),
+        )
 
     def game_args(self) -> tuple[str, ...]:
         world = ["--world", str(self.world)] if self.world is not None else []
         return (*(["--test-clock"] if self.test_clock else []), *world)
 
 
-_FLAGS: Final = ("auto_enable", "test_clock")
+_FLAGS: Final = ("auto_enable", "test_clock", "simulator_extensions")
 
 
 def merge_marker_options(markers: list[tuple[tuple[Any, ...], dict[str, Any]]], test_dir: Path) -> SystemOptions:
@@ -68,7 +75,7 @@ def merge_marker_options(markers: list[tuple[tuple[Any, ...], dict[str, Any]]], 
         if unknown:
             raise ValueError(
                 f"@pytest.mark.xivmcp has no option {', '.join(unknown)}; its options are auto_enable, "
-                "test_clock and world."
+                "test_clock, world and simulator_extensions."
             )
         chosen.update(kwargs)
     for flag in _FLAGS:
@@ -86,5 +93,8 @@ def merge_marker_options(markers: list[tuple[tuple[Any, ...], dict[str, Any]]], 
                 "(or an absolute one); `xivmcp game save FILE.json` writes one from a running game."
             )
     return SystemOptions(
-        auto_enable=chosen.get("auto_enable", False), test_clock=chosen.get("test_clock", True), world=path
+        auto_enable=chosen.get("auto_enable", False),
+        test_clock=chosen.get("test_clock", True),
+        world=path,
+        simulator_extensions=chosen.get("simulator_extensions", False),
     )

@@ -17,10 +17,12 @@ Installed with the package (`pytest11` entry point `xivmcp`), so a test file onl
 
 The system (`xivmcp_system`) is a broker, the host and the game as real processes on free
 loopback ports with a temporary data dir. It is started once for the tests with the same options
-(`@pytest.mark.xivmcp(auto_enable=..., test_clock=..., world=...)`) and reset before each of
-them; `test_clock=False` (real time) gets a system per test, since only a test-clock host can be
-reset. Each test's plugin processes are stopped when it ends, whatever it did; a failed test's
-report shows their output.
+(`@pytest.mark.xivmcp(auto_enable=..., test_clock=..., world=..., simulator_extensions=...)`) and
+reset before each of them; `test_clock=False` (real time) gets a system per test, since only a
+test-clock host can be reset. `simulator_extensions=True` shows the assistant what the real XIV
+MCP does not pass on (outputSchema, structuredContent, progress notifications); off, the
+`assistant` sees results as the game's host sends them, as JSON text (F3). Each test's plugin
+processes are stopped when it ends, whatever it did; a failed test's report shows their output.
 
 Sync tests get blocking objects (`player`, `assistant`, `game`); async tests (pytest-asyncio,
 anyio) the same methods to await (`async_player`, `async_assistant`, `async_game`), which run on the

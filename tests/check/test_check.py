@@ -80,11 +80,10 @@ def test_check_finds_each_planted_fault_of_the_careless_sample_and_nothing_else(
     "plugin",
     [
         ("-m", "plugins_sample.myplugin"),
-        ("plugins_sample.decorated",),  # a module named alone
         ("--", sys.executable, "-m", "plugins_sample.raw_gates"),  # a command line, told the bus by $XIVMCP_BUS
     ],
-    ids=["myplugin", "decorated", "raw_gates"],
-)
+    ids=["myplugin", "raw_gates"],
+)  # and plugins_sample.decorated, named alone: test_f3_check_warns_that_xiv_mcp_2_does_not_pass_an_output_schema_on
 def test_check_passes_the_good_samples_with_warnings_at_most(tmp_path: Path, plugin: tuple[str, ...]) -> None:
     # SPEC: K1
     run = run_check_cli(tmp_path, *plugin, last="passed: ")
@@ -93,6 +92,38 @@ def test_check_passes_the_good_samples_with_warnings_at_most(tmp_path: Path, plu
     assert run.lines[-1].startswith("passed: ") and " 0 errors, " in run.lines[-1]
     if plugin[0] == "--":
         assert any(line.startswith("note    Definitions XIV MCP refused are told") for line in run.lines)
+
+
+def test_f3_check_warns_that_xiv_mcp_2_does_not_pass_an_output_schema_on(tmp_path: Path) -> None:
+    """Decorated's tools return Structs and TypedDicts, so the kit declares an outputSchema for each:
+    the real host drops it, and the assistant reads the result as JSON text. A warning, not an
+    error (the host takes the tool), the same in the text, the JSON and the JUnit XML."""
+    # SPEC: K1, P5
+    junit = tmp_path / "decorated.xml"
+    run = run_check_cli(tmp_path, "plugins_sample.decorated", "--json", "--junit", str(junit), last="{")  # named alone
+    assert run.code == 0, run.stderr
+    report = _report(run.lines)
+    warned = [f for f in report.findings if f.rule is Rule.OUTPUT_SCHEMA_NOT_PASSED]
+    assert (
+        {f.tool for f in warned}
+        == {t.name for t in report.tools}
+        == {
+            "decorated_status",
+            "decorated_set_flag",
+            "decorated_find_spots",
+            "decorated_farm",
+            "decorated_restock",
+        }
+    )
+    assert all(f.severity is Severity.WARNING and f.check == "definition" and f.spec == "F3, P5" for f in warned)
+    assert "XIV MCP 2 does not pass outputSchema on: the assistant sees your result as JSON text" in warned[0].message
+
+    text = [line for line in to_text(report).splitlines() if "output_schema_not_passed" in line]
+    assert len(text) == 5 and text[0].startswith("warning decorated_status: output_schema_not_passed [F3, P5]: ")
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "0"
+    properties = [p.get("name") for p in suite.iter("property")]
+    assert sum(1 for name in properties if name and name.endswith(".output_schema_not_passed")) == 5
 
 
 def test_check_finds_refusals_blocking_exceptions_growth_and_long_progress(tmp_path: Path) -> None:

@@ -25,7 +25,13 @@ from gates.checking import (
 )
 from gates.checking._arguments import invalid_arguments, valid_arguments
 from gates.checking._call_line import CallLine, EffectLine
-from gates.checking._definitions import OfferedDefinition, RegistrationRecord, judge_definition, judge_refusals
+from gates.checking._definitions import (
+    OfferedDefinition,
+    RegistrationRecord,
+    judge_definition,
+    judge_output_schemas,
+    judge_refusals,
+)
 from gates.checking._session import CallSeen
 from gates.checking._verdicts import is_exception_text, judge_call
 from gates.host import AuditEntry
@@ -97,6 +103,33 @@ def test_a_definition_that_never_says_what_it_returns_or_describes_a_parameter_i
     ]
     assert "'open_map'" in found[1].message
     assert judge_definition(OfferedDefinition(name="p_status", description="Returns the status.")) == []
+
+
+def test_f3_a_description_is_judged_and_quoted_without_the_hosts_suffix() -> None:
+    listed = "Places the flag. [Provided by the third-party plugin P.]"  # as search_tools shows it
+    [found] = judge_definition(OfferedDefinition(name="p_flag", description=listed))
+    assert "('Places the flag.')" in found.message
+    described = "Places the flag and returns where. [Provided by the third-party plugin P.]"
+    assert judge_definition(OfferedDefinition(name="p_flag", description=described)) == []
+
+
+def test_f3_an_output_schema_the_plugin_last_sent_for_a_tool_the_host_took_is_a_warning() -> None:
+    taken = '{"ok": true, "name": "x"}'
+    records = [
+        RegistrationRecord(owner="P", definition='{"name": "p_a", "outputSchema": {"type": "object"}}', reply=taken),
+        RegistrationRecord(owner="P", definition='{"name": "p_b", "outputSchema": {"type": "object"}}', reply=taken),
+        RegistrationRecord(owner="P", definition='{"name": "p_b"}', reply=taken),  # sent again without it
+        RegistrationRecord(owner="P", definition='{"name": "p_c"}', reply=taken),
+        RegistrationRecord(owner="P", definition='{"name": "p_d", "outputSchema": {}}', reply='{"ok": false}'),
+    ]
+    found = judge_output_schemas(records, ["p_a", "p_b", "p_c"])
+    assert [(f.tool, f.rule, f.severity, f.spec) for f in found] == [
+        ("p_a", Rule.OUTPUT_SCHEMA_NOT_PASSED, Severity.WARNING, "F3, P5")
+    ]
+    assert found[0].message.startswith(
+        "p_a declares an outputSchema, but XIV MCP 2 does not pass outputSchema on: the assistant sees your "
+        "result as JSON text"
+    )
 
 
 def test_an_undeclared_effect_of_a_long_call_is_flagged_and_a_quick_tool_that_holds_invoke_is_slow() -> None:

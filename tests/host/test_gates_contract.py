@@ -234,8 +234,9 @@ async def test_g2_gates_answer_ok_true_with_their_document_on_good_input(tmp_pat
 
 
 async def test_b7_a_definition_over_the_hosts_bounds_is_refused_and_one_within_is_taken(tmp_path: Path) -> None:
-    # SPEC: B7, G2
-    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+    # SPEC: B7, G2 - with the simulator's extensions, which keep an outputSchema (and so bound it)
+    extended = inprocess_host(tmp_path, simulator_extensions=True)
+    async with extended as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
 
         def schema(size: int) -> dict[str, Any]:
             return {"type": "object", "properties": {"text": {"type": "string", "description": "x" * size}}}
@@ -256,6 +257,20 @@ async def test_b7_a_definition_over_the_hosts_bounds_is_refused_and_one_within_i
             pi, "RegisterTool", "TestPeer", tool("testpeer_long", readOnly=True, inputSchema=schema(60_000))
         )
         assert reply["name"] == "testpeer_long"
+
+
+async def test_f3_without_the_extensions_an_output_schema_is_dropped_as_the_real_host_ignores_it(
+    tmp_path: Path,
+) -> None:
+    """The real host knows no outputSchema field: a definition with any, huge or not an object
+    schema, registers there as without it, so here too (the host's bounds and checks are for the
+    simulator's extensions, which keep it)."""
+    async with inprocess_host(tmp_path) as (endpoint, host), broker.connect(endpoint, "TestPeer") as pi:
+        huge = {"type": "object", "properties": {"text": {"type": "string", "description": "x" * len(HUGE)}}}
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_big", readOnly=True, outputSchema=huge))
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_list", readOnly=True, outputSchema={"type": "array"}))
+        kept = [t.definition.output_schema for t in host.registry.tools_of("TestPeer")]
+    assert kept == [None, None]
 
 
 async def test_b7_a_plugin_registers_at_most_so_many_tools(tmp_path: Path) -> None:

@@ -171,7 +171,7 @@ async def test_j12_a_step_is_decided_like_a_direct_call_denied_or_asked(tmp_path
         await player.decline(approval.approval_id)
         job = await until(host, denied_id, state(JobState.PENDING))
         assert "declined it; nothing was run" in (job.steps[0].error or "")
-        assert "not offered now" in await player.error("start_job", {"name": "x", "steps": [{"tool": "testpeer_buy"}]})
+        assert "so it can't run" in await player.error("start_job", {"name": "x", "steps": [{"tool": "testpeer_buy"}]})
 
 
 async def test_j8_one_acting_step_at_a_time_read_only_passes_and_a_second_job_waits(tmp_path: Path) -> None:

@@ -422,7 +422,8 @@ def test_a_failed_write_leaves_the_decision_unchanged() -> None:
 
 
 def test_the_offered_list_follows_every_change_of_the_registry_and_of_the_players_decisions() -> None:
-    """The third-party list is kept between tools/list pages; each change must show at once."""
+    """The third-party list is kept between tools/list pages; each change must show at once. It is
+    the real host's list (F3): enabled and not awaiting consent; denied and suspended tools stay."""
     from gates.host.policy._registry import ToolRegistry
     from gates.host.tools._offer import OfferedTools
 
@@ -440,16 +441,18 @@ def test_the_offered_list_follows_every_change_of_the_registry_and_of_the_player
     kept = offered.all()
     assert all(a is b for a, b in zip(kept, offered.all(), strict=True))  # kept while nothing changes
     policies.set_tool_mode(OWNER, "myplugin_follow", Mode.DENY)
-    assert names() == ["myplugin_status"]
+    assert names() == ["myplugin_follow", "myplugin_status"]  # listed: the call says why it can't run
     policies.set_tool_mode(OWNER, "myplugin_follow", None)
     policies.set_capability_mode(OWNER, "move_character", Mode.DENY)
-    assert names() == ["myplugin_status"]
+    assert names() == ["myplugin_follow", "myplugin_status"]
     policies.set_capability_mode(OWNER, "move_character", None)
     registry.register(OWNER, BUY)
+    policies.on_registered(OWNER, registration(FOLLOW, STATUS, BUY))
+    assert names() == []  # awaiting consent: none of its tools is listed
     policies.enable(OWNER, registration(FOLLOW, STATUS, BUY))
     assert names() == ["myplugin_follow", "myplugin_status", "myplugin_buy"]
     policies.suspend(OWNER, "it did something")
-    assert names() == []
+    assert names() == ["myplugin_follow", "myplugin_status", "myplugin_buy"]  # suspended: still listed
     policies.lift_suspension(OWNER)
     registry.unregister(OWNER, "myplugin_status")
     assert names() == ["myplugin_follow", "myplugin_buy"]

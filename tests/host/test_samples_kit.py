@@ -27,14 +27,27 @@ def test_the_assistant_sees_the_schemas_the_functions_declare(enabled: SyncPlaye
     set_flag = tools["decorated_set_flag"]
     assert set_flag.input_schema["required"] == ["x", "y"]
     assert set_flag.input_schema["properties"]["x"]["maximum"] == 42
-    assert set_flag.output_schema is not None and "mapOpened" in set_flag.output_schema["properties"]
+    assert set_flag.output_schema is None  # SPEC: F3 - XIV MCP 2 does not pass the return type's schema on
     found = {item["name"] for item in assistant.search_tools("flag", toolset="Decorated")}
     assert found == {"decorated_status", "decorated_set_flag", "decorated_find_spots"}  # "flag" in name or description
+
+
+@pytest.mark.xivmcp(simulator_extensions=True)
+def test_p5_with_the_simulators_extensions_the_return_type_is_the_output_schema_and_structured_content(
+    enabled: SyncPlayer, assistant: SyncAssistant
+) -> None:
+    tools = {tool.name: tool for tool in assistant.list_tools()}
+    schema = tools["decorated_set_flag"].output_schema
+    assert schema is not None and "mapOpened" in schema["properties"]
+    placed = assistant.call_tool("decorated_set_flag", {"x": 21.4, "y": 9.8})
+    assert placed.raw.structured_content == {"zone": "Kozama'uka", "x": 21.4, "y": 9.8, "mapOpened": True}
+    assert placed.structured == placed.value == placed.raw.structured_content
 
 
 def test_arguments_are_bound_as_the_function_wants_them(enabled: SyncPlayer, assistant: SyncAssistant) -> None:
     placed = assistant.call_tool("decorated_set_flag", {"x": "21.4", "y": 9.8, "openMap": False})
     assert not placed.is_error, placed.text
+    assert placed.raw.structured_content is None  # SPEC: F3 - text alone; the kit reads the JSON in it
     assert placed.structured == {"zone": "Kozama'uka", "x": 21.4, "y": 9.8, "mapOpened": False}
     page = assistant.call_tool("decorated_find_spots", {"query": "kozama", "limit": 1})
     assert (page.structured or {})["total"] == 2 and (page.structured or {})["showing"] == 1

@@ -136,7 +136,9 @@ def test_k2_a_marker_with_an_unknown_option_is_a_usage_error_naming_it(pytester:
     )
     result = run(pytester)
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*has no option autoenable; its options are auto_enable, test_clock and world*"])
+    result.stdout.fnmatch_lines(
+        ["*has no option autoenable; its options are auto_enable, test_clock, world and simulator_extensions*"]
+    )
 
 
 def test_k2_a_shared_system_is_back_at_its_start_whatever_the_test_before_left(pytester: pytest.Pytester) -> None:

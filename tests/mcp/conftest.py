@@ -1,8 +1,9 @@
 """Fixtures of the MCP endpoint's tests: one broker and host for the session, plugins per test.
 
 The host runs with --auto-enable, so a plugin's tools are offered once it registers, and with
---test-clock, so no approval window closes by itself. Tests that change a player setting put it
-back. Every process is killed by pid (SIGKILL) in teardown.
+--test-clock, so no approval window closes by itself; without the simulator's extensions, so the
+assistant sees what the real host shows (F3; test_simulator_extensions.py has a host with them).
+Tests that change a player setting put it back. Every process is killed by pid (SIGKILL) in teardown.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ INTERNAL_NAMES = {
     "raw_gates": "RawPlugin",
     "growing": "GrowingPlugin",
     "many_tools_plugin.py": "ManyTools",
+    "careless": "Careless",
+    "conformance": "Conformance",
 }
 
 

@@ -1,10 +1,12 @@
 """The Conformance sample plugin's fixture tools, through bus and host, as the MCP conformance suite checks them.
 
 The suite itself (`scripts/conformance.py`) needs npm; this test does not: it starts a broker and
-a host (`--auto-enable`, so the plugin's tools are offered once it registers) and
-`plugins_sample.conformance` as real processes, and calls the tools with the official `mcp`
-client over Streamable HTTP, in both protocol eras, checking each result as the suite's scenario
-does (tools-call-simple-text, tools-call-error, tools-call-with-progress, json-schema-2020-12).
+a host (`--auto-enable`, so the plugin's tools are offered once it registers, and
+`--simulator-extensions`, as the conformance run: the suite checks what MCP offers beyond what the
+real XIV MCP passes on, F3) and `plugins_sample.conformance` as real processes, and calls the
+tools with the official `mcp` client over Streamable HTTP, in both protocol eras, checking each
+result as the suite's scenario does (tools-call-simple-text, tools-call-error,
+tools-call-with-progress, json-schema-2020-12).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ ERAS = pytest.mark.parametrize("era", [LEGACY, MODERN], ids=["2025-11-25", "2026
 @pytest.fixture(scope="module")
 def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivMcpSystem]:
     root = tmp_path_factory.mktemp("conformance")
-    with XivMcpSystem(root, "--auto-enable", "--test-clock", "--http", "127.0.0.1:0", cwd=ROOT) as system:
+    flags = ("--auto-enable", "--test-clock", "--simulator-extensions", "--http", "127.0.0.1:0")
+    with XivMcpSystem(root, *flags, cwd=ROOT) as system:
         system.start()
         plugin = system.start_plugin("plugins_sample.conformance")
         plugin.wait_line("Conformance: ready")  # XIV MCP accepted every tool, so it offers them

@@ -1,7 +1,8 @@
-"""What changes reaches the AI app, and what the app does reaches the plugin (A2, A9, J3, G8, J5).
+"""What changes reaches the AI app, and what the app does reaches the plugin (A2, A9, J3, G8, J5, F3).
 
 list_changed when a plugin starts and when it is killed, resources/updated for subscribed caches,
-a cancelled call reaching the plugin's Cancel, and progress lines as notifications/progress.
+a cancelled call reaching the plugin's Cancel, and no progress notifications (the real host sends
+none; `test_simulator_extensions.py` shows them with the simulator's extensions).
 """
 
 from __future__ import annotations
@@ -102,6 +103,14 @@ async def test_resources_are_listed_read_and_updated_for_subscribers(
 
 
 @ERAS
+async def test_f3_resource_templates_are_an_empty_list_as_the_real_host_answers(xiv: XivSystem, era: str) -> None:
+    # SPEC: A9
+    async with connect(xiv, era) as s:
+        listed = await s.client.list_resource_templates()
+    assert listed.resource_templates == []
+
+
+@ERAS
 async def test_reading_an_unknown_resource_is_a_protocol_error(xiv: XivSystem, era: str) -> None:
     # SPEC: A9
     from mcp.shared.exceptions import MCPError
@@ -112,29 +121,33 @@ async def test_reading_an_unknown_resource_is_a_protocol_error(xiv: XivSystem, e
     assert caught.value.code == types.INVALID_PARAMS
 
 
-async def test_progress_of_a_long_call_arrives_as_notifications(xiv: XivSystem, start_plugin: StartPlugin) -> None:
-    """2025-era sessions get progress on their GET stream (their JSON responses cannot carry it)."""
+async def test_f3_a_plugins_progress_reaches_no_mcp_client_by_default(
+    xiv: XivSystem, start_plugin: StartPlugin
+) -> None:
+    """The real host sends no notifications/progress: a plugin's ReportProgress goes to the job log
+    alone (J5). A 2025-era caller with a progressToken is the one that could hear of it (on its GET
+    stream), so it is the one that must not."""
+    # SPEC: J5
     async with connect(xiv, "legacy") as s:
-        await s.watch()
-        plugin = await start_plugin("myplugin", "--seconds-per-kill", "0.02")
+        await s.watch(AUDIT_URI)
+        await start_plugin("myplugin", "--seconds-per-kill", "0.02")
         await s.wait_offered(*MYPLUGIN_TOOLS)
-        lines: list[tuple[float, str | None]] = []
-        two = anyio.Event()
+        lines: list[str | None] = []
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-            lines.append((progress, message))
-            if len(lines) == 2:
-                two.set()
+            lines.append(message)
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(s.client.call_tool, "myplugin_farm", {"minutes": 600}, None, on_progress)
-            with anyio.fail_after(WAIT):
-                await two.wait()
-            tg.cancel_scope.cancel()
-        # Stay connected until the plugin has stopped: the answer to the cancelled request comes
-        # first, and the mcp client fails if it arrives while the client is closing.
-        await plugin.expect("MyPlugin: stopped farming safely", WAIT)
-    assert lines[:2] == [(1.0, "1 kills"), (2.0, "2 kills")]
+        with anyio.fail_after(WAIT):
+            result = await s.client.call_tool("myplugin_farm", {"kills": 3}, None, on_progress)
+        # A barrier: an audit line written after the call, announced on the GET stream that progress
+        # would have come on before it.
+        try:
+            async with s.events.expect(AUDIT_URI):
+                await xiv.run_cli("mode", "MyPlugin", "chat_send", "ask")
+        finally:
+            await xiv.run_cli("mode", "MyPlugin", "chat_send", "default")
+    assert not result.is_error and result.structured_content is None
+    assert lines == []
 
 
 @ERAS

@@ -1,6 +1,7 @@
-"""Tools over MCP with the official client, in both protocol eras (A1, A3, A5, P2, P5, P6, T4).
+"""Tools over MCP with the official client, in both protocol eras (A1, A3, A5, F3, P2, P5, P6, T4).
 
-A real host in a subprocess; the sample plugins run in processes of their own.
+A real host in a subprocess, without the simulator's extensions: what the assistant sees is what
+the real XIV MCP shows (F3), results as text alone. The sample plugins run in processes of their own.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from .xiv_mcp_support import MODERN, MYPLUGIN_TOOLS, RAWPLUGIN_TOOLS, WAIT, StartPlugin, XivSystem, connect
+from .xiv_mcp_support import (
+    CARELESS_TOOLS,
+    MODERN,
+    MYPLUGIN_TOOLS,
+    RAWPLUGIN_TOOLS,
+    WAIT,
+    StartPlugin,
+    XivSystem,
+    connect,
+)
 
 pytestmark = pytest.mark.asyncio
 ERAS = pytest.mark.parametrize("era", ["legacy", MODERN], ids=["2025-11-25", "2026-07-28"])
@@ -36,6 +46,17 @@ def text_of(result: types.CallToolResult) -> str:
     block = result.content[0]
     assert isinstance(block, types.TextContent)
     return block.text
+
+
+def json_of(result: types.CallToolResult) -> Any:
+    """A result as the assistant reads it: its only content, text, as JSON (F3)."""
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is None and len(result.content) == 1
+    return json.loads(text_of(result))
+
+
+PROVIDED_BY = " [Provided by the third-party plugin {}.]"
+"""The real host's end of a plugin tool's description (`XivMcp/Api/PluginApi.cs`, RegisterTool)."""
 
 
 @ERAS
@@ -62,7 +83,7 @@ async def test_tools_list_offers_core_tools_with_schema_description_and_annotati
     assert tools["run_self_test"].input_schema == {"type": "object", "properties": {}}
     call = tools["call_tool"].annotations
     assert call is not None and call.read_only_hint is False and call.destructive_hint is True
-    assert tools["search_tools"].output_schema is not None
+    assert call.open_world_hint is False  # as the real host marks every tool
 
 
 @ERAS
@@ -75,13 +96,89 @@ async def test_echo_returns_its_text(xiv: XivSystem, era: str) -> None:
 
 
 @ERAS
-async def test_unknown_tool_is_a_json_rpc_error(xiv: XivSystem, era: str) -> None:
+async def test_f3_an_unknown_tool_is_the_json_rpc_error_32602_unknown_tool(xiv: XivSystem, era: str) -> None:
     # SPEC: A1
     async with connect(xiv, era) as s:
         with pytest.raises(MCPError) as caught:
             await s.client.call_tool("no_such_tool", {})
-    assert caught.value.code == types.INVALID_PARAMS
-    assert "no_such_tool" in caught.value.message
+    assert caught.value.code == types.INVALID_PARAMS == -32602
+    assert caught.value.message == "Unknown tool: no_such_tool"
+    assert caught.value.data is None
+
+
+@ERAS
+async def test_f3_output_schema_and_structured_content_are_absent_by_default(
+    xiv: XivSystem, era: str, start_plugin: StartPlugin
+) -> None:
+    # SPEC: P5
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("myplugin")
+        await s.wait_offered(*MYPLUGIN_TOOLS)
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
+        placed = await s.client.call_tool("myplugin_set_flag", {"x": 21.4, "y": 9.8, "name": "Summit"})
+        found = await s.client.call_tool("search_tools", {"toolset": "MyPlugin"})
+    # MyPlugin's results are Structs, so it sends an outputSchema; XIV MCP 2 drops it.
+    assert [name for name, tool in tools.items() if tool.output_schema is not None] == []
+    assert text_of(placed) == '{"zone":"Tuliyollal","x":21.4,"y":9.8,"mapOpened":true}'  # compact JSON text
+    assert placed.structured_content is None and placed.is_error is False
+    assert json_of(found)["total"] == len(MYPLUGIN_TOOLS)
+
+
+@ERAS
+async def test_f3_a_plugins_string_result_is_json_text_and_the_hosts_own_is_plain(
+    xiv: XivSystem, era: str, start_plugin: StartPlugin
+) -> None:
+    # The real host holds a plugin's result as a JsonNode, so even a string goes as JSON text.
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("conformance")
+        await s.wait_offered("test_simple_text")
+        plugins = await s.client.call_tool("test_simple_text", {})
+        own = await s.client.call_tool("echo", {"text": "hello"})
+    assert text_of(plugins) == '"This is a simple text response for testing."'
+    assert text_of(own) == "hello"
+
+
+@ERAS
+async def test_f3_a_suspended_plugins_tool_stays_listed_with_the_suffix(
+    xiv: XivSystem, era: str, start_plugin: StartPlugin
+) -> None:
+    # SPEC: T2
+    async with connect(xiv, era) as s:
+        await s.watch()
+        await start_plugin("careless")
+        await s.wait_offered(*CARELESS_TOOLS)
+        try:
+            bought = await s.client.call_tool("careless_buy_potions", {"count": 1})  # spends gil, undeclared
+            tools = {t.name: t for t in await s.list_all()}
+            refused = await s.client.call_tool("careless_sell_junk", {})
+            status = json_of(await s.client.call_tool("get_plugin_status", {"plugin": "Careless"}))
+        finally:
+            await xiv.run_cli("lift", "Careless")
+    assert json_of(bought) == {"bought": 1, "item": "Hi-Potion"}
+    assert [card["state"] for card in status["plugins"]] == ["suspended"]
+    assert set(CARELESS_TOOLS) <= set(tools)  # "so the assistant can explain why calls fail"
+    description = tools["careless_sell_junk"].description or ""
+    assert description.endswith(PROVIDED_BY.format("Careless"))
+    assert refused.is_error
+    assert text_of(refused) == (
+        "Careless is suspended by XIV MCP (careless_buy_potions: 320 gil spent. (not declared)). "
+        "Only the player can lift that, in /xivmcp → Third-party plugins."
+    )
+
+
+@ERAS
+async def test_f3_a_maintained_integrations_tool_without_its_plugin_is_not_available(xiv: XivSystem, era: str) -> None:
+    # SPEC: A5
+    async with connect(xiv, era) as s:
+        names = await s.tool_names()
+        result = await s.client.call_tool("run_duty", {"duty": "Vanguard"})
+    assert "run_duty" not in names  # AutoDuty is not loaded
+    assert result.is_error
+    assert text_of(result) == (
+        "'run_duty' is not available right now: the plugin it needs is not installed or not loaded."
+    )
 
 
 @ERAS
@@ -106,9 +203,8 @@ async def test_plugin_tool_runs_in_the_plugin_process(xiv: XivSystem, era: str, 
         placed = await s.client.call_tool("myplugin_set_flag", {"x": 21.4, "y": 9.8, "name": "Summit"})
         status = await s.client.call_tool("myplugin_status", {})
         off_map = await s.client.call_tool("myplugin_set_flag", {"x": 99, "y": 9.8})
-    assert placed.structured_content == {"zone": "Tuliyollal", "x": 21.4, "y": 9.8, "mapOpened": True}, placed
-    assert json.loads(text_of(placed))["x"] == 21.4
-    assert status.structured_content is not None and status.structured_content["flag"]["name"] == "Summit"
+    assert json_of(placed) == {"zone": "Tuliyollal", "x": 21.4, "y": 9.8, "mapOpened": True}, placed
+    assert json_of(status)["flag"]["name"] == "Summit"
     assert off_map.is_error and text_of(off_map) == "(99, 9.8) is off the map: map coordinates run from 1 to 42."
 
 
@@ -119,18 +215,18 @@ async def test_meta_tools_find_and_run_a_plugin_tool(xiv: XivSystem, era: str, s
         await s.watch()
         await start_plugin("raw_gates")
         await s.wait_offered(*RAWPLUGIN_TOOLS)
-        toolsets = (await s.client.call_tool("list_toolsets", {})).structured_content
-        found = (await s.client.call_tool("search_tools", {"query": "ECHOES its", "limit": 5})).structured_content
+        toolsets = json_of(await s.client.call_tool("list_toolsets", {}))
+        found = json_of(await s.client.call_tool("search_tools", {"query": "ECHOES its", "limit": 5}))
         ran = await s.client.call_tool("call_tool", {"name": "rawplugin_echo", "arguments": {"say": "hi"}})
         nothing = await s.client.call_tool("call_tool", {"name": "rawplugin_nope"})
-    assert toolsets is not None and found is not None
     sets = {t["name"]: t["tools"] for t in toolsets["items"]}
     assert sets["core"] == len(CORE) and sets["RawPlugin"] == 3
     assert toolsets["total"] == toolsets["showing"] == len(toolsets["items"])
     assert [t["name"] for t in found["items"]] == ["rawplugin_echo"]
     assert found["total"] == found["showing"] == 1 and found["items"][0]["toolset"] == "RawPlugin"
     assert found["items"][0]["inputSchema"] == {"type": "object", "properties": {}}
-    assert not ran.is_error and ran.structured_content == {"echo": {"say": "hi"}}
+    assert found["items"][0]["description"].endswith(PROVIDED_BY.format("RawPlugin"))  # as tools/list has it
+    assert json_of(ran) == {"echo": {"say": "hi"}}
     assert nothing.is_error and "There is no tool named 'rawplugin_nope'" in text_of(nothing)
 
 
@@ -139,17 +235,16 @@ async def test_search_tools_pages_with_limit_and_offset(xiv: XivSystem, era: str
     # SPEC: P5
     async with connect(xiv, era) as s:
         tools = {t.name: t for t in (await s.client.list_tools()).tools}
-        first = (await s.client.call_tool("search_tools", {"limit": 2})).structured_content
-        rest = (await s.client.call_tool("search_tools", {"limit": "2", "offset": 2})).structured_content
+        first = json_of(await s.client.call_tool("search_tools", {"limit": 2}))
+        rest = json_of(await s.client.call_tool("search_tools", {"limit": "2", "offset": 2}))
     limit = tools["search_tools"].input_schema["properties"]["limit"]
     assert limit["maximum"] == 100 and "Default 20, max 100" in limit["description"]  # stated default and max
-    assert first is not None and rest is not None
     assert first["showing"] == 2 and first["total"] >= len(CORE)
     assert [t["name"] for t in first["items"]] + [t["name"] for t in rest["items"]] == CORE[:4]
 
 
 @ERAS
-async def test_denied_call_is_an_error_result_with_the_message(
+async def test_f3_a3_a_tool_set_to_deny_stays_listed_and_its_call_is_refused_with_the_message(
     xiv: XivSystem, era: str, start_plugin: StartPlugin
 ) -> None:
     # SPEC: A3
@@ -159,10 +254,15 @@ async def test_denied_call_is_an_error_result_with_the_message(
         await s.wait_offered(*MYPLUGIN_TOOLS)
         await xiv.run_cli("mode", "MyPlugin", "myplugin_follow", "deny")
         try:
-            await s.wait_offered("myplugin_follow", offered=False)  # a denied tool is not offered
+            names = await s.tool_names()  # the real host lists every third-party tool of an enabled plugin
             result = await s.client.call_tool("myplugin_follow", {})
+            found = json_of(await s.client.call_tool("search_tools", {"query": "myplugin_follow"}))
         finally:
             await xiv.run_cli("mode", "MyPlugin", "myplugin_follow", "default")
+    assert "myplugin_follow" in names
+    [listed] = [item for item in found["items"] if item["name"] == "myplugin_follow"]
+    # the display name MyPlugin declares ("My Plugin"), as in the refusal below (F2)
+    assert listed["description"].endswith(PROVIDED_BY.format("My Plugin"))
     assert result.is_error
     assert text_of(result) == (
         "myplugin_follow is set to Deny for My Plugin in /xivmcp, so it can't run. The player can change it there."
@@ -194,7 +294,7 @@ async def test_ask_call_runs_once_the_player_approves_from_the_shell(
         finally:
             await xiv.run_cli("mode", "MyPlugin", "myplugin_stop", "default")
     result = outcome["result"]
-    assert not result.is_error and result.structured_content == {"stopped": False}
+    assert json_of(result) == {"stopped": False}
 
 
 @ERAS
@@ -204,14 +304,12 @@ async def test_plugin_status_and_self_test(xiv: XivSystem, era: str, start_plugi
         await s.watch()
         await start_plugin("raw_gates")
         await s.wait_offered(*RAWPLUGIN_TOOLS)
-        status = await s.client.call_tool("get_plugin_status", {"plugin": "rawplugin"})
-        report = await s.client.call_tool("run_self_test", {})
+        status = json_of(await s.client.call_tool("get_plugin_status", {"plugin": "rawplugin"}))
+        report = json_of(await s.client.call_tool("run_self_test", {}))
         unknown = await s.client.call_tool("get_plugin_status", {"plugin": "Nobody"})
-    assert status.structured_content is not None
-    [raw] = status.structured_content["plugins"]
+    [raw] = status["plugins"]
     assert raw["name"] == "RawPlugin" and raw["state"] == "enabled" and raw["connected"] is True
-    assert report.structured_content is not None
-    checks = {c["plugin"]: c for c in report.structured_content["checks"]}
+    checks = {c["plugin"]: c for c in report["checks"]}
     assert checks["RawPlugin"]["ok"] is True
     assert checks["RawPlugin"]["tool"] == "rawplugin_echo"
     assert checks["RawPlugin"]["invokeGate"] == "RawPlugin.XivMcp.Invoke"
@@ -230,12 +328,13 @@ async def test_tools_list_pages_with_a_cursor(xiv: XivSystem, era: str, start_pl
         second = await s.client.list_tools(cursor=first.next_cursor, cache_mode="refresh")
         with pytest.raises(MCPError) as caught:
             await s.client.list_tools(cursor="not-a-cursor", cache_mode="refresh")
-        found = (await s.client.call_tool("search_tools", {"toolset": "ManyTools"})).structured_content
-    assert found is not None  # a truncated list says how many there are: the default page is 20
+        found = json_of(await s.client.call_tool("search_tools", {"toolset": "ManyTools"}))
+    # a truncated list says how many there are: the default page is 20
     assert (found["total"], found["showing"], len(found["items"]), found["offset"]) == (150, 20, 20, 0)
     assert len(first.tools) == 100 and first.next_cursor is not None
     assert second.next_cursor is None
     names = [t.name for t in first.tools + second.tools]
-    assert names[: len(CORE)] == CORE
+    assert names == sorted(names)  # SPEC: F3 - by name, as the real host orders tools/list
+    assert set(CORE) <= set(names)
     assert len(set(names)) == len(names) and {f"manytools_t{i:03}" for i in range(150)} <= set(names)
     assert caught.value.code == types.INVALID_PARAMS

@@ -50,6 +50,7 @@ MYPLUGIN_TOOLS = (
     "myplugin_farm",
     "myplugin_restock",
 )
+CARELESS_TOOLS = ("careless_buy_potions", "careless_sell_junk", "careless_grind")
 MODERN = "auto"
 
 
@@ -166,14 +167,18 @@ class Session:
                 await self.events.wait_beyond(TOOLS, seen, within)
 
     async def tool_names(self) -> list[str]:
-        names: list[str] = []
+        return [t.name for t in await self.list_all()]
+
+    async def list_all(self) -> list[types.Tool]:
+        """Every tool listed now, all pages, asked afresh."""
+        tools: list[types.Tool] = []
         cursor: str | None = None
         while True:
             page = await self.client.list_tools(cursor=cursor, cache_mode="refresh")
-            names += [t.name for t in page.tools]
+            tools += page.tools
             cursor = page.next_cursor
             if cursor is None:
-                return names
+                return tools
 
     async def read_json(self, uri: str) -> Any:
         result = await self.client.read_resource(uri)

@@ -17,8 +17,10 @@ AUTHORED = "tests.plugin.authored_plugin"
 
 @pytest.fixture(scope="module")
 def authored_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivSystem]:
-    """A broker, a host with MCP, and the `authored_plugin` process on its bus."""
-    flags = ("--auto-enable", "--test-clock", "--http", "127.0.0.1:0")
+    """A broker, a host with MCP, and the `authored_plugin` process on its bus. The host runs with the
+    simulator's extensions: these tests show what the kit declares (outputSchema, structuredContent,
+    P5), which the real XIV MCP does not pass on (F3)."""
+    flags = ("--auto-enable", "--test-clock", "--simulator-extensions", "--http", "127.0.0.1:0")
     system = XivSystem(tmp_path_factory.mktemp("authored"), *flags, cwd=ROOT)
     with system:
         system.start()

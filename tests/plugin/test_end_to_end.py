@@ -39,7 +39,9 @@ async def test_tools_list_shows_the_schemas_read_from_the_functions(authored_sys
         tools = await listed(s)
     declared = {d.name: d for d in plugin.definitions}
     flag = tools["authored_set_flag"]
-    assert flag.description == declared["authored_set_flag"].description
+    # SPEC: F3 - the docstring, with the real host's suffix naming the plugin
+    suffix = " [Provided by the third-party plugin Authored.]"
+    assert flag.description == declared["authored_set_flag"].description + suffix
     assert flag.input_schema == declared["authored_set_flag"].input_schema
     assert flag.input_schema["required"] == ["x", "y"]
     assert flag.output_schema == declared["authored_set_flag"].output_schema

@@ -14,6 +14,10 @@ class CallOutcome:
 
     result: Any = None
     error: str | None = None
+    from_plugin: bool = False
+    """The result is a plugin's JSON value (its Invoke's, or CompleteCall's). The real host shows
+    such a result to the assistant as JSON text whatever it is, a string too (it holds a JsonNode,
+    `XivMcp/Api/PluginApi.cs`), while its own tools' strings go as they are (`McpServer.CallTool`)."""
 
     @property
     def ok(self) -> bool:

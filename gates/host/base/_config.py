@@ -46,4 +46,10 @@ class HostConfig:
     """Use a manual clock that only `advance_clock` moves (tests only)."""
     tick: float = DEFAULT_TICK
     """How often deadlines are checked, in real seconds."""
+    simulator_extensions: bool = False
+    """Pass on what this simulator adds to what the real host shows the assistant (F3): a tool's
+    outputSchema and a result's structuredContent (P5), a plugin's string result as plain text,
+    and progress lines as notifications/progress. Off, as the real host: a plugin's outputSchema
+    is dropped when it registers (the real host ignores the field), results are text alone, and
+    progress goes to the job log only. On for MCP conformance runs and tests of the extensions."""
     limits: HostLimits = field(default_factory=HostLimits)

@@ -8,6 +8,7 @@ call_tool ─► XIV MCP's own tool? ─► CoreTools (core trust, always allowe
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -100,7 +101,7 @@ class CallPath:
                 details={"decision": "deny", "reason": decision.reason, "message": decision.message},
             )
             return CallOutcome(error=decision.message)
-        return await self._calls.invoke(
+        outcome = await self._calls.invoke(
             owner,
             definition,
             args_json,
@@ -108,6 +109,7 @@ class CallPath:
             on_approval=on_approval,
             on_started=on_started,
         )
+        return dataclasses.replace(outcome, from_plugin=True) if outcome.ok else outcome
 
     async def _call_core(
         self,

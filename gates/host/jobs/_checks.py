@@ -1,9 +1,10 @@
 """What a job may hold, checked when it starts and when its steps change (G10, J10).
 
-A step is refused at once, naming it: a tool XIV MCP does not know, one that is not offered now
-(its plugin is not enabled, or the player set it to deny), a job-control tool (a job cannot start,
-steer or wait on jobs), or a placeholder naming a step that does not come earlier. A step without
-an id gets the next free one (`s1`, `s2`, …); ids are unique within a job.
+A step is refused at once, naming it: a tool XIV MCP does not know, one that can't run now (its
+plugin is not enabled or is suspended, or the player set it to deny: such a tool may still be
+listed to the assistant, F3, but the job would only fail at that step), a job-control tool (a
+job cannot start, steer or wait on jobs), or a placeholder naming a step that does not come
+earlier. A step without an id gets the next free one (`s1`, `s2`, …); ids are unique within a job.
 
 Every built-in of the real host is accepted, as the real host accepts it (F1), whether or not the
 simulated game performs it: a job is testable up to its first step that is not simulated here,
@@ -88,11 +89,9 @@ class JobChecks:
         owner, policies = registered.owner, self._policies
         if not policies.can_run(owner):
             state = policies.state(owner).value
-            raise RefusedError(
-                f"{where}: {tool} is not offered now ({owner} is {state}); the player decides in /xivmcp."
-            )
+            raise RefusedError(f"{where}: {tool} can't run now ({owner} is {state}); the player decides in /xivmcp.")
         if policies.check_tool(owner, registered.definition) is Mode.DENY:
-            raise RefusedError(f"{where}: {tool} is set to deny by the player, so it is not offered now.")
+            raise RefusedError(f"{where}: {tool} is set to deny by the player, so it can't run.")
 
     @staticmethod
     def _next_id(taken: set[str]) -> str:

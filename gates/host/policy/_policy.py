@@ -76,6 +76,13 @@ class Policies:
     def can_run(self, owner: str) -> bool:
         return self.state(owner) is PluginState.ENABLED
 
+    def is_listed(self, owner: str) -> bool:
+        """Whether the plugin's tools are listed to the assistant, by the real host's rule: enabled
+        and not awaiting consent, whether or not suspended (a suspended plugin stays listed so the
+        assistant can explain why its calls fail; `XivMcp/Api/PluginApi.cs`, RegisterTool)."""
+        record = self._get(owner)
+        return record.enabled and not record.awaiting_consent
+
     def consented_owner(self, tool: str) -> str | None:
         """The plugin the player consented to `tool` of, if any (for a tool not registered now)."""
         return next((owner for owner, record in self._records.items() if tool in record.consented), None)

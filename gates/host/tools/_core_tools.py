@@ -102,6 +102,7 @@ class CoreTools:
         return args.text("text", required=True) or ""
 
     async def _list_toolsets(self, args: ToolArgs, _: ProgressFn | None) -> dict[str, Any]:
+        # The toolsets of what tools/list lists (F3), so the counts match what search_tools finds.
         counts: dict[str, int] = {}
         for tool in self._offered.all():
             counts[tool.toolset] = counts.get(tool.toolset, 0) + 1
@@ -126,17 +127,19 @@ class CoreTools:
         def matches(name: str, description: str) -> bool:
             return all(w in name.lower() or w in description.lower() for w in words)
 
+        # What tools/list lists, described as it is there (F3): a suspended plugin's tools and
+        # denied ones too, whose calls then say why they are refused.
         found = [
             t
             for t in self._offered.all()
-            if (not toolset or t.toolset.lower() == toolset) and matches(t.definition.name, t.definition.description)
+            if (not toolset or t.toolset.lower() == toolset) and matches(t.definition.name, t.description)
         ]
         found.sort(key=lambda t: not all(w in t.definition.name.lower() for w in words))  # name hits first
         items: list[dict[str, Any]] = [
             {
                 "name": t.definition.name,
                 "toolset": t.toolset,
-                "description": t.definition.description,
+                "description": t.description,
                 "readOnly": t.definition.read_only,
                 "inputSchema": input_schema_of(t.definition),
             }
