@@ -139,5 +139,10 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
     8: ("T2", "T3", "A4", "A5", "A8", "A11", *(f"W{n}" for n in range(1, 9))),
     # 9: the plugin author's kit: tests/plugin (authoring), tests/kit (the pytest plugin), tests/check.
     9: (*(f"P{n}" for n in range(1, 7)), *(f"K{n}" for n in range(1, 5))),
+    # 18: rooms, second pass. No rule of its own: tests/test_layering.py pins the host's rooms.
+    18: (),
+    # 19: faithful verdicts: the real host's catalog, installed plugins, what the assistant sees, the
+    # whole difference judged, the job and approval gates, the fidelity ledger (docs/fidelity.md).
+    19: tuple(f"F{n}" for n in range(1, 6)),
 }
 """The rule ids each issue covers; every one must be named by some test."""
