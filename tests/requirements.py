@@ -5,7 +5,7 @@ the summaries below are reminders, not the rule. tests/test_rules.py checks that
 the same ids.
 
 A test names a rule in its name (`test_g6_at_most_64_tools`, `test_a3_t1_deny_…`) or with a
-comment `# SPEC: G8` (several: `# SPEC: G3, T6`). `tests/host/test_requirements.py` checks that
+comment `# SPEC: G8` (several: `# SPEC: G3, T6`). `tests/test_requirements.py` checks that
 every rule of the issues done so far is named by some test, so a gap shows up as a failure.
 """
 

@@ -128,7 +128,7 @@ def test_f3_check_warns_that_xiv_mcp_2_does_not_pass_an_output_schema_on(tmp_pat
 
 def test_check_finds_refusals_blocking_exceptions_growth_and_long_progress(tmp_path: Path) -> None:
     # SPEC: K1
-    run = run_check_cli(tmp_path, "tests/check/sloppy_plugin.py", "--quick-limit", "0.3", "--json", last="{")
+    run = run_check_cli(tmp_path, "tests/check/plugins/sloppy_plugin.py", "--quick-limit", "0.3", "--json", last="{")
     assert run.code == 1, run.stderr
     report = _report(run.lines)
     # A quick limit that short: on a loaded machine another tool may be slow once too. Only the
@@ -157,10 +157,10 @@ def test_check_finds_refusals_blocking_exceptions_growth_and_long_progress(tmp_p
 
 def test_check_exits_2_with_one_line_when_the_plugin_ends_at_start(tmp_path: Path) -> None:
     # SPEC: K1
-    run = run_check_cli(tmp_path, "tests/check/crashing_plugin.py", last=None)
+    run = run_check_cli(tmp_path, "tests/check/plugins/crashing_plugin.py", last=None)
     assert run.code == 2
     assert run.lines == []
     assert run.stderr.strip() == (
-        "xivmcp check: tests/check/crashing_plugin.py ended (exit 1) before registering a tool: "
+        "xivmcp check: tests/check/plugins/crashing_plugin.py ended (exit 1) before registering a tool: "
         "crashing_plugin: its settings file is missing; nothing was registered."
     )

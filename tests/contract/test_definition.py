@@ -1,4 +1,4 @@
-"""Tool definitions from plugins: the rules of RegisterTool (SPEC G4, T1, T5, T6)."""
+"""Tool definitions from plugins: the rules of RegisterTool (rules G4, T1, T5, T6)."""
 
 from __future__ import annotations
 

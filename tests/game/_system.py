@@ -28,6 +28,7 @@ import broker
 from game import GameClient, GameGate
 from gates.contract import PLAYER_KEY_FILE, ProofPurpose, canonical_json, new_nonce, tagged_mac
 from gates.testing import XivMcpSystem, xivmcp_argv
+from tests._gates import refused
 
 __all__ = [
     "ROOT",
@@ -77,15 +78,6 @@ async def call(pi: broker.PluginInterface, gate: str, argument: object) -> dict[
     reply = json.loads(text)
     assert isinstance(reply, dict)
     return reply
-
-
-async def refused(pi: broker.PluginInterface, gate: str, argument: object) -> str:
-    """The error of a call that must be refused: exactly `{"ok": false, "error": "Game.<Gate>: ..."}`."""
-    reply = await call(pi, gate, argument)
-    assert reply.get("ok") is False and set(reply) == {"ok", "error"}, reply
-    error = reply["error"]
-    assert isinstance(error, str) and error.startswith(f"{gate}: "), error
-    return error
 
 
 async def proven(pi: broker.PluginInterface, data_dir: Path, gate: str, argument: str) -> str:

@@ -29,6 +29,7 @@ from broker import Broker, BrokerConfig
 from gates.host import Host, HostConfig, host_running
 from gates.player import CallReply, PlayerClient
 from gates.testing import Player, Process, XivMcpSystem, free_endpoint, xivmcp_argv
+from tests._gates import gate_reply, refused
 
 __all__ = [
     "HOST_FLAGS",
@@ -120,13 +121,7 @@ async def inprocess_host(data_dir: Path, **options: Any) -> AsyncIterator[tuple[
 
 async def gate(pi: broker.PluginInterface, name: str, *args: object) -> Any:
     """Call host gate `XivMcp.<name>` and decode its JSON reply (ApiVersion and IsReady as they are)."""
-    with anyio.fail_after(WAIT):
-        reply = await pi.get_ipc_subscriber(f"XivMcp.{name}").invoke_func(*args)
-    if isinstance(reply, str):
-        decoded = json.loads(reply)
-        assert isinstance(decoded, dict), reply
-        return decoded
-    return reply
+    return await gate_reply(pi, f"XivMcp.{name}", *args)
 
 
 async def ok(pi: broker.PluginInterface, name: str, *args: object) -> dict[str, Any]:
@@ -134,14 +129,6 @@ async def ok(pi: broker.PluginInterface, name: str, *args: object) -> dict[str, 
     assert reply.get("ok") is True, reply
     assert isinstance(reply, dict)
     return reply
-
-
-async def refused(pi: broker.PluginInterface, name: str, *args: object) -> str:
-    """The error of a host gate that must refuse: `{"ok": false, "error": "…"}` and nothing else."""
-    reply = await gate(pi, name, *args)
-    assert reply.get("ok") is False and set(reply) == {"ok", "error"}, reply
-    assert isinstance(reply["error"], str) and reply["error"], reply
-    return str(reply["error"])
 
 
 def player_of(pi: broker.PluginInterface, data_dir: Path) -> Player:

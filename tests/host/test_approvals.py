@@ -1,4 +1,4 @@
-"""Approvals during a call: RequestApproval / GetApproval and the two-minute window (SPEC G8, G9, A3)."""
+"""Approvals during a call: RequestApproval / GetApproval and the two-minute window (rules G8, G9, A3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The append-only JSONL audit log (SPEC T2, A4)."""
+"""The append-only JSONL audit log (rules T2, A4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DeclareDependencies: the rules of a declaration and each entry's state (SPEC G6)."""
+"""DeclareDependencies: the rules of a declaration and each entry's state (rules G6)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Side effects of third-party calls against the simulated game, all real processes (T2, A4, W2-W4).
 
 One system for the module: `xivmcp broker`, `xivmcp game --test-clock`, `xivmcp host --test-clock`
-and the Effects plugin (tests/host/effects_plugin.py), enabled with every capability allowed.
+and the Effects plugin (tests/host/plugins/effects_plugin.py), enabled with every capability allowed.
 Each test first puts the plugin back to enabled (lifting a suspension an earlier test caused)
 and the character back in the world, so the tests do not depend on each other's order.
 """
@@ -33,7 +33,9 @@ DECLARED = ("game_ui", "spend_gil", "move_items", "chat_send")
 @pytest.fixture(scope="module")
 def effects(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
     system.start_game("--test-clock")
-    plugin = system.start_plugin(str(ROOT / "tests" / "host" / "effects_plugin.py"), "--data-dir", str(system.data_dir))
+    plugin = system.start_plugin(
+        str(ROOT / "tests" / "host" / "plugins" / "effects_plugin.py"), "--data-dir", str(system.data_dir)
+    )
     plugin.wait_line("Effects: registered effects_wait_then_buy")
 
     async def enable() -> None:

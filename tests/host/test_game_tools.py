@@ -4,7 +4,7 @@ One system for the module: `xivmcp broker`, `xivmcp game --test-clock` and `xivm
 --test-clock --no-mcp`, with Game & navigation's changes allowed (they are denied by default, which
 one test shows). The test's own peer is the player (calls go through `XivMcp.Player`, as the
 assistant's would) and the game's client; vnavmesh and YesAlready are peers of the test
-(tests/host/game_peers.py). Each test first puts the character back at its start, so the tests do
+(tests/host/plugins/game_peers.py). Each test first puts the character back at its start, so the tests do
 not depend on each other's order. Waits are for progress lines, gate calls or replies, never time.
 """
 
@@ -27,7 +27,7 @@ from gates.host.tools._core_definitions import OUTPUT_SCHEMAS
 from gates.player import CallReply, CallTool, PlayerClient, ProgressEvent, decode_call_event
 
 from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
-from .game_peers import clicker_peer, navmesh_peer
+from .plugins.game_peers import clicker_peer, navmesh_peer
 
 pytestmark = pytest.mark.asyncio
 

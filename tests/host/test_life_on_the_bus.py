@@ -24,7 +24,7 @@ from ._system import WAIT, XivMcpSystem, player_of, read_audit, start_call
 
 pytestmark = pytest.mark.asyncio
 
-SLOW_PLUGIN = str(Path(__file__).with_name("slow_plugin.py"))
+SLOW_PLUGIN = str(Path(__file__).parent / "plugins" / "slow_plugin.py")
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="SIGSTOP and SIGCONT are POSIX signals")
 
 

@@ -1,4 +1,4 @@
-"""Placeholders in a job step's arguments, filled from earlier steps' results (SPEC J9).
+"""Placeholders in a job step's arguments, filled from earlier steps' results (rules J9).
 
 Examples of every rule and message, then properties: `resolve` and `referenced_steps` agree with
 a small reference model written here (a hand-written scanner, not the module's regular

@@ -1,4 +1,4 @@
-"""The player's decisions per plugin and the gate's verdicts (SPEC G5, T1, T7, A3, A5, A6)."""
+"""The player's decisions per plugin and the gate's verdicts (rules G5, T1, T7, A3, A5, A6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tool registry: ownership, change events and concurrency (SPEC A2, T6)."""
+"""The tool registry: ownership, change events and concurrency (rules A2, T6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The SQLite policy database (SPEC A6: the consented registration is persisted)."""
+"""The SQLite policy database (rules A6: the consented registration is persisted)."""
 
 from __future__ import annotations
 

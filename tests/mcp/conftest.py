@@ -47,7 +47,7 @@ async def start_plugin(xiv: XivSystem) -> AsyncIterator[StartPlugin]:
     started: list[tuple[str, Process]] = []
 
     async def start(name: str, *args: str) -> Process:
-        target = str(ROOT / "tests" / "mcp" / name) if name.endswith(".py") else f"plugins_sample.{name}"
+        target = str(ROOT / "tests" / "mcp" / "plugins" / name) if name.endswith(".py") else f"plugins_sample.{name}"
         plugin = xiv.start_plugin(target, *args)
         started.append((INTERNAL_NAMES[name], plugin))
         return plugin

@@ -12,7 +12,7 @@ import pytest
 
 from tests.mcp.xiv_mcp_support import ROOT, XivSystem
 
-AUTHORED = "tests.plugin.authored_plugin"
+AUTHORED = "tests.plugin.plugins.authored_plugin"
 
 
 @pytest.fixture(scope="module")

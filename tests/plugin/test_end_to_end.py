@@ -13,7 +13,7 @@ import pytest
 
 from tests.mcp.xiv_mcp_support import MODERN, Session, XivSystem, connect
 
-from .authored_plugin import plugin
+from .plugins.authored_plugin import plugin
 
 pytestmark = pytest.mark.asyncio
 ERAS = pytest.mark.parametrize("era", ["legacy", MODERN], ids=["2025-11-25", "2026-07-28"])

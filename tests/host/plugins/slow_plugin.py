@@ -1,6 +1,6 @@
 """A plugin whose quick tool blocks its event loop, as a blocking HTTP request or `time.sleep` would.
 
-    python tests/host/slow_plugin.py --bus ENDPOINT
+    python tests/host/plugins/slow_plugin.py --bus ENDPOINT
 
 Slowpoke registers `slowpoke_nap {"seconds": N}` (a sync handler that sleeps N seconds on the
 loop) and `slowpoke_hello` (read-only, answers at once), and prints "Slowpoke: registered"

@@ -22,8 +22,7 @@ import anyio.abc
 import pytest
 
 import broker
-
-from ._system import ROOT, WAIT, Process, XivMcpSystem, free_endpoint, new_system, read_audit, xivmcp_argv
+from tests.host._system import ROOT, WAIT, Process, XivMcpSystem, free_endpoint, new_system, read_audit, xivmcp_argv
 
 pytestmark = pytest.mark.asyncio
 

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 from game import default_world, load_world
-
-from ._system import game_system, run_cli
+from tests.game._system import game_system, run_cli
 
 
 def test_w1_game_state_reads_the_world_and_json_gives_the_world_document(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """A plugin whose tools change the simulated game, declared or not, for the side-effect tests (T2, W3, W4).
 
-    python tests/host/effects_plugin.py --bus ENDPOINT --data-dir DATA_DIR
+    python tests/host/plugins/effects_plugin.py --bus ENDPOINT --data-dir DATA_DIR
 
 Effects registers:
 - `effects_buy_undeclared {count}`: buys Hi-Potions with gil, declaring only game_ui;

@@ -1,4 +1,5 @@
-"""A plugin declared from functions, for the end-to-end test: ``python -m tests.plugin.authored_plugin --bus EP``.
+"""A plugin declared from functions, for the end-to-end test:
+``python -m tests.plugin.plugins.authored_plugin --bus EP``.
 
 Its tools cover what crosses the processes: an inputSchema and an outputSchema (`authored_set_flag`),
 no arguments (`authored_status`, T5), a tool error and another exception (`authored_fail`), and a

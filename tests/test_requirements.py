@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from types import ModuleType
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
 DONE = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 """The issues whose rules must be named by tests."""
 

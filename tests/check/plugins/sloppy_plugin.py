@@ -1,6 +1,6 @@
 """Sloppy: a plugin for the tests of `xivmcp check`, one fault a tool, each of a kind careless.py does not make.
 
-    python tests/check/sloppy_plugin.py --bus tcp://127.0.0.1:PORT
+    python tests/check/plugins/sloppy_plugin.py --bus tcp://127.0.0.1:PORT
 
 * `get_position` is the name of one of XIV MCP's own tools (T6); `sloppy_fly` declares a
   capability the catalog does not have (G4): the host refuses both.
