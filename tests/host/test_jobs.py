@@ -16,31 +16,11 @@ import anyio
 import pytest
 
 from gates.contract import JobInfo, JobState
-from gates.host import Host
 from gates.testing import Player
 
-from ._system import WAIT, TestPlugin, XivMcpSystem, inprocess_host, ok, player_of, plugin_peer, refused
+from ._system import WAIT, TestPlugin, XivMcpSystem, inprocess_host, ok, player_of, plugin_peer, refused, until
 
 pytestmark = pytest.mark.asyncio
-
-
-async def until(host: Host, job_id: str, ready: Callable[[JobInfo], bool]) -> JobInfo:
-    """Wait (on the host's job events) until the job satisfies `ready`."""
-    changed = anyio.Event()
-
-    def on_change(job: JobInfo) -> None:
-        if job.id == job_id:
-            changed.set()
-
-    stop = host.on_job_change(on_change)
-    try:
-        with anyio.fail_after(WAIT):
-            while not ready(job := host.jobs.get(job_id)):
-                await changed.wait()
-                changed = anyio.Event()
-        return job
-    finally:
-        stop()
 
 
 def state(wanted: JobState) -> Callable[[JobInfo], bool]:
