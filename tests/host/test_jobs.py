@@ -150,7 +150,7 @@ async def test_j12_a_step_is_decided_like_a_direct_call_denied_or_asked(tmp_path
         approval = await player.wait_approval("testpeer_buy")
         await player.decline(approval.approval_id)
         job = await until(host, denied_id, state(JobState.PENDING))
-        assert "declined it; nothing was run" in (job.steps[0].error or "")
+        assert job.steps[0].error == "The player declined testpeer_buy (Spend gil)."
         assert "so it can't run" in await player.error("start_job", {"name": "x", "steps": [{"tool": "testpeer_buy"}]})
 
 
@@ -163,7 +163,7 @@ async def test_j8_one_acting_step_at_a_time_read_only_passes_and_a_second_job_wa
         busy = await player.error("update_job", {"id": first, "action": "append", "steps": [{"tool": "echo"}]})
         assert busy == "A step of this job is running; pause_job first."
         error = await player.error("testpeer_act")
-        assert error.startswith(f"Job 'first' ({first}) is running its step act (testpeer_act), and one acting step")
+        assert error == "The background job 'first' is running a step; pause_job it first (reading tools still work)."
         look = anyio.Event()
 
         async def looked(*_: str) -> str:
