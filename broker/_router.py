@@ -42,7 +42,7 @@ from ._router_calls import CallRelay
 from ._router_gates import GateRegistry
 from ._router_liveness import Liveness
 from ._router_peers import Sessions
-from ._router_tables import Outbox, Outgoing, PeerTable
+from ._router_tables import Bucket, Outbox, Outgoing, Peer, PeerTable, err
 
 if TYPE_CHECKING:
     from ._wire import Frame
@@ -65,8 +65,9 @@ class Router:
         self._calls = calls = CallRelay(config, peers, gates, out)
         self._sessions = sessions = Sessions(config, incarnation, peers, gates, calls, out)
         self._liveness = Liveness(config, incarnation, peers, sessions, out)
-        self._by_identity = peers.by_identity
-        """Every frame's first lookup, one hop shorter (the table never replaces this dict)."""
+        self._by_identity = self.by_identity = peers.by_identity
+        """Every frame's first lookup, one hop shorter (the table never replaces this dict); the
+        transport reads it too, to count the bytes it sends each peer (`Peer.sent`, S2)."""
 
     # --- what the broker asks --------------------------------------------------------------
 
@@ -136,6 +137,23 @@ class Router:
             self._calls.undeliverable(item, why)
         return sent
 
+    def cut_off(self, peer: Peer) -> list[Outgoing]:
+        """`peer` has more bytes sent and unread than `max_queued_bytes` (S2): remove it, and
+        tell it why at the end of its queue (it reconnects by itself once it reads again)."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
+        budget = self.config.max_queued_bytes
+        reason = (
+            f"{peer.name} was disconnected by the bus: {(peer.sent - peer.read) / 2**20:.1f} MiB sent to it "
+            f"waited unread, over the {budget / 2**20:g} MiB the bus lets wait; it reads too slowly or its "
+            "event loop is blocked. It joins again by itself once it reads; keep handlers short."
+        )
+        log.warning("%s", reason)
+        identity = peer.identity
+        self._sessions.remove(peer, reason)
+        self._out.send(identity, w.Notice(error=err("IpcDisconnectedError", reason), about="queued"))
+        return sent
+
     def shutdown(self) -> list[Outgoing]:
         """Fail every pending call: the broker is stopping."""
         sent: list[Outgoing] = []
@@ -164,12 +182,21 @@ class Router:
             self._out.notice(
                 identity, "IpcError", "Malformed message frame: an empty batch. Send at least one message."
             )
+        elif len(msgs) > self.config.max_batch_messages:
+            self._out.notice(
+                identity,
+                "IpcRefusedError",
+                f"A frame carried {len(msgs)} messages; the bus takes at most {self.config.max_batch_messages} "
+                "in one frame and dropped them all. Send the rest in further frames.",
+            )
+            return ()
         return msgs
 
     def _dispatch(self, identity: bytes, msg: w.Routed, now: float) -> None:
         peer = self._by_identity.get(identity)
         if isinstance(msg, w.Hello):
-            self._sessions.hello(identity, peer, msg, now)
+            if peer is None or self._admit(peer, msg, now):
+                self._sessions.hello(identity, peer, msg, now)
             return
         if peer is None:
             if isinstance(msg, w.Alive):  # a beacon's socket is never a peer's: checked only here
@@ -185,9 +212,17 @@ class Router:
             case w.Reply() | w.ReplyView():
                 self._calls.reply(peer, msg)
             case w.Ping():
+                if msg.read > peer.read:
+                    peer.read = msg.read
                 self._out.send(identity, w.Pong(broker=self.incarnation))
             case w.Send():
                 self._calls.broadcast(peer, msg)
+            case w.Abandon():
+                self._calls.abandon(peer, msg)
+            case w.Bye():
+                self._sessions.remove(peer, f"{peer.name} disconnected")
+            case _ if not self._admit(peer, msg, now):
+                pass  # over its rate: dropped, and said so (`_admit`)
             case w.Provide():
                 self._gates.provide(peer, msg)
             case w.Withdraw():
@@ -197,12 +232,40 @@ class Router:
             case w.Unsubscribe():
                 self._gates.subscribe(peer, msg.gate, -1)
             case w.Snapshot():
-                self._out.send(identity, self._gates.table(peer))
-            case w.Bye():
-                self._sessions.remove(peer, f"{peer.name} disconnected")
-            case w.Abandon():
-                self._calls.abandon(peer, msg)
+                self._gates.send_table(peer)
             case w.Stats():
                 self._out.send(identity, w.StatsReply(id=msg.id, stats=self.stats()))
             case w.Alive():
                 self._liveness.alive(identity, msg, now)
+
+    def _admit(self, peer: Peer, msg: w.Routed, now: float) -> bool:
+        """Whether `peer` may send the control message `msg` now (S2: each costs the broker a
+        table or an announcement to every peer); if not, it is dropped and the peer told."""
+        config = self.config
+        bucket = peer.control
+        if bucket is None:
+            bucket = peer.control = Bucket(config.control_burst, now)
+        allowed = bucket.take(now, config.control_rate, config.control_burst)
+        per_second = config.control_rate
+        if allowed and isinstance(msg, w.Snapshot):
+            tables = peer.tables
+            if tables is None:
+                tables = peer.tables = Bucket(config.table_burst, now)
+            allowed = tables.take(now, config.table_rate, config.table_burst)
+            per_second = config.table_rate
+        if not allowed and now - peer.noticed >= 1.0:
+            peer.noticed = now
+            tag = str(type(msg).__struct_config__.tag)
+            self._out.send(
+                peer.identity,
+                w.Notice(
+                    error=err(
+                        "IpcRefusedError",
+                        f"{peer.name} sent more {tag} messages than the bus takes ({per_second:g} a second on "
+                        "average); the bus dropped them. Send fewer: a process needs them only when it "
+                        "joins or changes what it provides and subscribes to.",
+                    ),
+                    about=tag,
+                ),
+            )
+        return allowed

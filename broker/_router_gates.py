@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from . import _wire as w
-from ._config import MAX_ARGS, BrokerConfig, check_gate_name, ownership_error, owns_gate
+from ._config import BrokerConfig, check_gate_name, check_signature, ownership_error, owns_gate
 from ._router_tables import Gate, Outbox, Peer, PeerTable
 
 
@@ -47,8 +47,36 @@ class GateRegistry:
         gate = self._gates.get(name)
         return () if gate is None else gate.subscribers
 
-    def table(self, peer: Peer) -> w.GateTable:
-        return w.GateTable(gates=self.infos(), peers=tuple(self._peers.by_name), seq=peer.seq)
+    def pages(self) -> list[tuple[w.GateInfo, ...]]:
+        """The gate table in pages of about `table_page_bytes` each (at least one, maybe empty):
+        a Welcome or a GateTable carries the first, GateTable parts the others (S2)."""
+        budget = self._config.table_page_bytes
+        pages: list[tuple[w.GateInfo, ...]] = []
+        page: list[w.GateInfo] = []
+        size = 0
+        for gate in self._gates.values():
+            info = gate.info()
+            cost = _encoded_size(info)
+            if page and size + cost > budget:
+                pages.append(tuple(page))
+                page, size = [], 0
+            page.append(info)
+            size += cost
+        pages.append(tuple(page))
+        return pages
+
+    def send_table(self, peer: Peer) -> None:
+        """The whole table to `peer` (the answer to its Snapshot), in pages."""
+        pages = self.pages()
+        first = w.GateTable(gates=pages[0], peers=tuple(self._peers.by_name), seq=peer.seq, more=len(pages) > 1)
+        self._out.send(peer.identity, first)
+        self.send_parts(peer, pages[1:])
+
+    def send_parts(self, peer: Peer, pages: list[tuple[w.GateInfo, ...]]) -> None:
+        """The pages after a table's first (in a Welcome or a GateTable), in order."""
+        last = len(pages) - 1
+        for index, page in enumerate(pages):
+            self._out.send(peer.identity, w.GateTable(gates=page, peers=(), seq=peer.seq, part=True, more=index < last))
 
     # --- changes a peer asks for -----------------------------------------------------------
 
@@ -56,8 +84,8 @@ class GateRegistry:
         problem = check_gate_name(msg.gate)
         if problem is None and not owns_gate(peer.name, msg.gate):
             problem = ownership_error(peer.name, msg.gate)
-        if problem is None and len(msg.params) > MAX_ARGS:
-            problem = f"{msg.gate} declares {len(msg.params)} parameters; a gate takes 0 to {MAX_ARGS}."
+        if problem is None:
+            problem = check_signature(msg.gate, msg.params, msg.returns)
         limit = self._config.max_gates_per_peer
         if problem is None and msg.gate not in peer.provides and len(peer.provides) >= limit:
             problem = (
@@ -166,3 +194,12 @@ class GateRegistry:
         if gate is None:
             gate = self._gates[name] = Gate(name)
         return gate
+
+
+def _encoded_size(info: w.GateInfo) -> int:
+    """About how many bytes `info` takes encoded (field names included), never much less."""
+    size = 96 + len(info.name) + sum(len(name) + 3 for name in info.subscribers)
+    for slot in (info.func, info.action):
+        if slot is not None:
+            size += 48 + len(slot.provider) + 10 * len(slot.params)
+    return size

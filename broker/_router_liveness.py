@@ -24,7 +24,7 @@ from __future__ import annotations
 import hmac
 
 from . import _wire as w
-from ._config import BrokerConfig
+from ._config import MAX_INCARNATION, BrokerConfig
 from ._router_peers import Sessions
 from ._router_tables import Outbox, Outgoing, PeerTable
 
@@ -43,7 +43,12 @@ class Liveness:
 
     def alive(self, identity: bytes, msg: w.Alive, now: float) -> None:
         holder = self._peers.by_name.get(msg.name)
-        known = holder is not None and hmac.compare_digest(holder.incarnation.encode(), msg.incarnation.encode())
+        incarnation = msg.incarnation
+        known = (
+            holder is not None
+            and len(incarnation) <= MAX_INCARNATION
+            and hmac.compare_digest(holder.incarnation.encode(), incarnation.encode())
+        )
         if holder is not None and known:
             holder.last_seen = now
         self._out.send(identity, w.AliveAck(broker=self._incarnation, known=known, stamp=msg.stamp))

@@ -22,7 +22,7 @@ import logging
 from typing import Final
 
 from . import _wire as w
-from ._config import BrokerConfig, check_peer_name
+from ._config import BrokerConfig, check_incarnation, check_peer_name
 from ._router_calls import CallRelay
 from ._router_gates import GateRegistry
 from ._router_tables import Gate, Outbox, Peer, PeerTable
@@ -67,12 +67,20 @@ class Sessions:
                 "Install the same xivmcp-bus version for both.",
             )
             return
-        problem = check_peer_name(msg.name)
+        problem = check_peer_name(msg.name) or check_incarnation(msg.incarnation)
         if problem:
             self._out.refuse(identity, problem)
             return
         peers = self._peers
         holder = peers.by_name.get(msg.name)
+        if holder is None and peer is None and len(peers.by_name) >= self._config.max_peers:
+            self._out.refuse(
+                identity,
+                f"{len(peers.by_name)} processes are on the bus, the most this broker allows; {msg.name!r} "
+                "cannot join. Stop processes that are no longer needed, or start the broker with a "
+                "higher BrokerConfig.max_peers.",
+            )
+            return
         if holder is not None and holder.identity != identity:
             if holder.incarnation != msg.incarnation:
                 self._contest(identity, holder, msg, now)
@@ -94,7 +102,9 @@ class Sessions:
         peer.last_seen = now
         peer.seq = 0
         peer.batch = msg.batch
+        peer.sent = peer.read = 0  # a new session: the peer counts what it reads from its Welcome on
         config = self._config
+        pages = self._gates.pages()
         self._out.send(
             identity,
             w.Welcome(
@@ -103,14 +113,17 @@ class Sessions:
                 heartbeat=config.heartbeat_interval,
                 timeout=config.peer_timeout,
                 max_payload=config.max_payload,
-                gates=self._gates.infos(),
+                gates=pages[0],
                 peers=tuple(peers.by_name),
                 seq=0,
                 max_gates=config.max_gates_per_peer,
                 max_subscriptions=config.max_subscriptions_per_peer,
                 batch=True,
+                more=len(pages) > 1,
+                max_queued=config.max_queued_bytes,
             ),
         )
+        self._gates.send_parts(peer, pages[1:])
         for gate in changed:
             self._gates.announce(gate)
         if joined:

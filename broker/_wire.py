@@ -102,7 +102,9 @@ class Hello(msgspec.Struct, tag="hello", tag_field="t", frozen=True):
 
 
 class Ping(msgspec.Struct, tag="ping", tag_field="t", frozen=True):
-    pass
+    read: int = 0
+    """Bytes of frames this process has read from the broker since its latest Welcome: what the
+    broker sent it beyond that waits unread, and is bounded (S2, `BrokerConfig.max_queued_bytes`)."""
 
 
 class Bye(msgspec.Struct, tag="bye", tag_field="t", frozen=True):
@@ -206,6 +208,11 @@ class Welcome(msgspec.Struct, tag="welcome", tag_field="t", frozen=True):
     max_subscriptions: int = 0
     batch: bool = False
     """This broker reads batch frames: the peer may join the messages it sends."""
+    more: bool = False
+    """The gate table goes on in the GateTable pages that follow (`GateTable.part`)."""
+    max_queued: int = 0
+    """Bytes the broker lets wait unread for this process: say what was read (`Ping.read`) well
+    before that; 0: a broker from before the limit."""
 
 
 class Refused(msgspec.Struct, tag="refused", tag_field="t", frozen=True):
@@ -258,15 +265,24 @@ class PeerLeft(msgspec.Struct, tag="left", tag_field="t", frozen=True):
 
 
 class GateTable(msgspec.Struct, tag="table", tag_field="t", frozen=True):
+    """The whole gate table (the answer to a Snapshot), or a page of it: a table too big for one
+    frame goes as a first message (this, or a Welcome) with `more`, then pages with `part` (S2)."""
+
     gates: tuple[GateInfo, ...]
     peers: tuple[str, ...]
     seq: int
+    part: bool = False
+    """A page that goes on the table before it (a Welcome, or a GateTable); `peers` is empty."""
+    more: bool = False
+    """More pages follow."""
 
 
 class Notice(msgspec.Struct, tag="notice", tag_field="t", frozen=True):
     """An error about something that had no reply of its own (a refused Provide, a bad frame)."""
 
     error: ErrorInfo
+    about: str = ""
+    """The tag of the message refused ("snapshot", "stats"), when a waiter waits for its answer."""
 
 
 class AliveAck(msgspec.Struct, tag="aliveack", tag_field="t", frozen=True):
