@@ -178,7 +178,11 @@ class PluginInterface:
         except (msgspec.DecodeError, msgspec.ValidationError):
             log.warning("%s: ignored a malformed frame from the broker", self.name)
             return
-        self._link.last_heard = _monotonic()
+        link = self._link
+        link.last_heard = _monotonic()
+        link.read += len(frame)  # type: ignore[arg-type]  # bytes or a zmq.Frame: both sized
+        if link.read >= link.ack_at:
+            link.ack()  # say what was read well before the broker's budget for it runs out (S2)
         if isinstance(msg, list):
             for each in msg:
                 self._dispatch(each)
@@ -217,16 +221,29 @@ class PluginInterface:
                     log.error("%s: the bus refused this process: %s", self.name, msg.error.message)
                 link.changed()
             case w.Notice():
-                log.warning("%s: %s", self.name, msg.error.message)
+                self._on_notice(msg)
             case w.StatsReply():
                 self._calls.on_stats(msg)
             case w.NameBusy():
                 self._keepalive.on_name_busy(msg)
 
+    def _on_notice(self, msg: w.Notice) -> None:
+        error = error_from_wire(msg.error.kind, msg.error.message)
+        if msg.about == "snapshot":
+            self._mirror.refused(error)
+        elif msg.about == "stats":
+            self._calls.stats_refused(error)
+        elif msg.about == "queued":
+            # The broker cut this process off: it read too slowly (S2). Say why, and join again.
+            self._keepalive.again(msg.error.message)
+            return
+        log.warning("%s: %s", self.name, msg.error.message)
+
     # --- connection life cycle -------------------------------------------------------------
 
     def _on_welcome(self, msg: w.Welcome) -> None:
         link = self._link
+        link.welcomed(msg.max_queued)
         if link.connected and msg.broker == link.broker:
             # The answer to a second Hello sent while waiting for the first Welcome: the broker
             # has already forgotten everything this process sent before that Hello, and what it

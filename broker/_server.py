@@ -86,14 +86,16 @@ class Broker:
 
     def _deliver(self, items: list[Outgoing]) -> None:
         send, router = self._transport.send_nowait, self.router
+        by_identity, budget = router.by_identity, router.config.max_queued_bytes
         while items:
             failed: list[Outgoing] = []
             for identity, group in _by_destination(items):
-                if len(group) == 1 or not router.reads_batches(identity):
+                peer = by_identity.get(identity)
+                if len(group) == 1 or peer is None or not peer.batch:
                     sent: Iterable[tuple[bytes, int]] = ((item.frame, 1) for item in group)
                 else:
                     sent = w.batches([item.frame for item in group])
-                start = 0
+                start = size = 0
                 for frame, count in sent:
                     why = send(identity, frame)
                     if why is not None:
@@ -101,6 +103,11 @@ class Broker:
                         for item in group[start : start + count]:
                             failed += router.undeliverable(item, why, gone=why == UNREACHABLE)
                     start += count
+                    size += len(frame)
+                if peer is not None:
+                    peer.sent += size
+                    if peer.sent - peer.read > budget and by_identity.get(identity) is peer:
+                        failed += router.cut_off(peer)
             items = failed
 
     def stop(self) -> None:

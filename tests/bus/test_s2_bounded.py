@@ -1,0 +1,210 @@
+"""S2 at the broker, in memory: no frame makes the broker do unbounded work or send a frame a peer
+cannot take. The routing table driven with wire frames (`test_router.Bus`), and the in-memory
+broker where a peer's own reaction matters."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+import broker
+from broker import BrokerConfig
+from broker import _wire as w
+from broker._memory import MemoryBroker
+
+from .test_router import A, B, Bus, C, of_kind, only
+
+WAIT = 5.0
+
+
+def _provide(bus: Bus, identity: bytes, gate: str, params: tuple[str, ...] = (), returns: str | None = None) -> list:
+    return bus.send(identity, w.Provide(gate=gate, kind="func", params=params, returns=returns))
+
+
+# --- the poisoned Provide ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "returns", "quoted"),
+    [
+        (("x" * 1_900_000,), None, "(1900000 characters)"),
+        (("string",), "s" * 300, "(300 characters)"),
+        (("string", "Dict<int,string>"), "string", "'Dict<int,string>'"),
+        (("string?",), "integer??", "'integer??'"),
+    ],
+    ids=["huge-param", "long-return", "foreign-param", "double-question-mark"],
+)
+def test_s2_a_provide_with_a_type_the_bus_does_not_carry_is_refused_and_announced_to_nobody(
+    params: tuple[str, ...], returns: str | None, quoted: str
+) -> None:
+    bus = Bus()
+    bus.hello(A, "Evil")
+    bus.hello(B, "Honest")
+    sent = _provide(bus, A, "Evil.Gate", params, returns)
+    notice = only(sent, to=A, kind=w.Notice).msg
+    assert isinstance(notice, w.Notice) and notice.error.kind == "IpcRefusedError"
+    assert quoted in notice.error.message and "not a type the bus carries" in notice.error.message
+    assert len(notice.error.message) < 400  # the offending value is quoted cut, not whole
+    assert not of_kind(sent, w.GateChanged) and bus.router.gate_info("Evil.Gate") is None
+
+
+def test_every_type_name_the_client_declares_is_accepted() -> None:
+    bus = Bus()
+    bus.hello(A, "Prov")
+    names = ("string", "integer", "number", "boolean", "object", "array", "any")
+    sent = _provide(bus, A, "Prov.All", (*names, "any?"), "boolean?")
+    assert not of_kind(sent, w.Notice) and of_kind(sent, w.GateChanged)
+
+
+# --- frames that amplify -----------------------------------------------------------------------
+
+
+def test_s2_a_batch_frame_of_twenty_thousand_snapshots_is_cut_with_one_notice() -> None:
+    bus = Bus()
+    bus.hello(A, "Evil")
+    frame = w.pack([w.encode(w.Snapshot())] * 20_000)  # 240 KB
+    sent = bus.raw(A, [frame])
+    notice = only(sent, to=A).msg
+    assert isinstance(notice, w.Notice) and "20000 messages" in notice.error.message
+    assert "at most 64" in notice.error.message
+
+
+def test_a_batch_frame_within_the_cap_is_handled_as_before() -> None:
+    bus = Bus()
+    bus.hello(A, "Peer")
+    sent = bus.raw(A, [w.pack([w.encode(w.Ping())] * 64)])
+    assert len(of_kind(sent, w.Pong)) == 64
+
+
+def test_s2_control_messages_over_the_peers_rate_are_dropped_with_one_notice() -> None:
+    bus = Bus(control_burst=10, control_rate=5.0)
+    bus.hello(A, "Chatty")
+    frames = [w.pack([w.encode(w.Stats(id=i)) for i in range(j, j + 50)]) for j in range(0, 200, 50)]
+    sent = [s for frame in frames for s in bus.raw(A, [frame])]
+    assert len(of_kind(sent, w.StatsReply)) == 10  # the Hello that made it a peer is not counted
+    notice = only(sent, kind=w.Notice).msg
+    assert isinstance(notice, w.Notice) and notice.about == "stats"
+    assert "Chatty sent more stats messages than the bus takes (5 a second" in notice.error.message
+    bus.now += 1.0  # a second later: five more, and the next drop is said again
+    sent = bus.raw(A, [w.pack([w.encode(w.Stats(id=i)) for i in range(10)])])
+    assert len(of_kind(sent, w.StatsReply)) == 5 and len(of_kind(sent, w.Notice)) == 1
+
+
+def test_s2_snapshots_have_a_rate_of_their_own_and_calls_are_not_counted() -> None:
+    bus = Bus(table_burst=3, table_rate=1.0)
+    bus.hello(A, "Prov")
+    bus.hello(B, "Caller")
+    _provide(bus, A, "Prov.Echo", ("string",), "string")
+    sent = bus.raw(B, [w.pack([w.encode(w.Snapshot())] * 10)])
+    assert len(of_kind(sent, w.GateTable)) == 3
+    assert only(sent, kind=w.Notice).msg.about == "snapshot"  # type: ignore[attr-defined]
+    calls = [w.encode(w.Call(id=i, gate="Prov.Echo", payload=b'["x"]')) for i in range(1, 61)]
+    assert len(of_kind(bus.raw(B, [w.pack(calls)]), w.Invoke)) == 60
+
+
+@pytest.mark.asyncio
+async def test_s2_a_peer_whose_snapshot_is_dropped_gets_the_error_rather_than_waiting() -> None:
+    bus = MemoryBroker(BrokerConfig(table_burst=1, table_rate=0.001))
+    async with bus.connect("Lister") as pi:
+        with anyio.fail_after(WAIT):
+            await pi.list_gates()
+            with pytest.raises(broker.IpcRefusedError, match="Lister sent more snapshot messages"):
+                await pi.list_gates()
+
+
+# --- tables that would not fit in a frame ------------------------------------------------------
+
+
+def _crowded(bus: Bus, providers: int, gates: int) -> int:
+    """`providers` peers providing `gates` gates each, with long names; the number of gates."""
+    for p in range(providers):
+        identity = b"\x00prov-%d" % p
+        bus.hello(identity, f"P{p}")
+        for g in range(gates):
+            _provide(bus, identity, f"P{p}.{'G' * 180}{g:04d}", ("string",) * 8, "string?")
+    return providers * gates
+
+
+def test_s2_welcome_and_gate_table_with_many_gates_come_in_pages_under_the_frame_limit() -> None:
+    bus = Bus(max_gates_per_peer=1000)
+    total = _crowded(bus, providers=4, gates=1000)  # some 2.3 MB of table
+    items = bus.router.handle(C, [w.encode(w.Hello(name="Late", protocol=w.PROTOCOL_VERSION, incarnation="x"))], 0)
+    pages = [w.decode_to_peer(item.frame) for item in items if item.identity == C]
+    welcome, rest = pages[0], pages[1:]
+    assert isinstance(welcome, w.Welcome) and welcome.more and all(isinstance(p, w.GateTable) for p in rest)
+    assert all(p.part for p in rest) and [p.more for p in rest] == [True] * (len(rest) - 1) + [False]  # type: ignore[union-attr]
+    assert max(len(item.frame) for item in items) < 2 * broker.BrokerConfig().table_page_bytes
+    gates = [g.name for g in welcome.gates] + [g.name for p in rest for g in p.gates]  # type: ignore[union-attr]
+    assert len(gates) == len(set(gates)) == total
+    bus.now += 1
+    table = [s.msg for s in bus.send(C, w.Snapshot())]
+    assert isinstance(table[0], w.GateTable) and table[0].more and not table[0].part
+    assert sum(len(t.gates) for t in table) == total  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_s2_a_peer_joining_a_bus_with_many_gates_gets_them_all_from_the_pages() -> None:
+    bus = MemoryBroker(BrokerConfig(table_page_bytes=2048))
+    async with bus.connect("Prov") as prov:
+        for i in range(200):
+            prov.get_ipc_provider(f"Prov.Gate{i:03d}", params=(str,), returns=str).register_func(str.upper)
+        await prov.flush()
+        async with bus.connect("Late") as late:
+            assert len(late.gates()) == 200  # from the Welcome and the pages after it
+            assert await late.get_ipc_subscriber("Prov.Gate199").invoke_func("x") == "X"
+            assert len(await late.list_gates()) == 200
+
+
+# --- tables keyed on what a peer sends ---------------------------------------------------------
+
+
+def test_s2_an_incarnation_over_the_cap_is_refused() -> None:
+    bus = Bus()
+    sent = bus.hello(A, "Prov", incarnation="i" * 100_000)
+    refused = only(sent, to=A, kind=w.Refused).msg
+    assert isinstance(refused, w.Refused)
+    assert "incarnation of this process is 100000 characters" in refused.error.message
+    assert bus.router.peers == []
+
+
+def test_s2_processes_beyond_the_brokers_bound_are_refused() -> None:
+    bus = Bus(max_peers=2)
+    bus.hello(A, "One")
+    bus.hello(B, "Two")
+    refused = only(bus.hello(C, "Three"), kind=w.Refused).msg
+    assert "2 processes are on the bus, the most this broker allows" in refused.error.message  # type: ignore[attr-defined]
+    assert not of_kind(bus.hello(A, "One"), w.Refused)  # a peer already on it may say Hello again
+
+
+# --- a slow reader ------------------------------------------------------------------------------
+
+
+def test_s2_a_peer_that_reads_nothing_is_cut_off_past_its_byte_budget_and_told_why() -> None:
+    bus = Bus(max_queued_bytes=100_000)
+    bus.hello(A, "Pub")
+    bus.hello(B, "Deaf")
+    bus.send(B, w.Subscribe(gate="Pub.News"))
+    deaf = bus.router.by_identity[B]
+    for _ in range(5):  # as the transport counts what it sends (`Broker._deliver`)
+        for item in bus.router.handle(A, [w.encode(w.Send(gate="Pub.News", payload=b"x" * 30_000))], bus.now):
+            if item.identity == B:
+                deaf.sent += len(item.frame)
+    assert deaf.sent - deaf.read > 100_000
+    sent = [w.decode_to_peer(item.frame) for item in bus.router.cut_off(deaf)]
+    notice = next(m for m in sent if isinstance(m, w.Notice))
+    assert notice.about == "queued" and notice.error.kind == "IpcDisconnectedError"
+    assert "Deaf was disconnected by the bus: 0.1 MiB sent to it waited unread" in notice.error.message
+    left = next(m for m in sent if isinstance(m, w.PeerLeft))
+    assert left.name == "Deaf" and left.reason == notice.error.message
+    assert bus.router.peers == ["Pub"]
+
+
+def test_s2_a_ping_says_what_the_peer_read_and_frees_its_budget() -> None:
+    bus = Bus()
+    bus.hello(B, "Reader")
+    peer = bus.router.by_identity[B]
+    peer.sent = 5_000
+    bus.send(B, w.Ping(read=4_000))
+    assert peer.sent - peer.read == 1_000
+    bus.send(B, w.Ping(read=10))  # an older count, late: never moves it back
+    assert peer.read == 4_000
