@@ -72,6 +72,7 @@ class Sessions:
             self._out.refuse(identity, problem)
             return
         peers = self._peers
+        renamed: Peer | None = None
         holder = peers.by_name.get(msg.name)
         if holder is None and peer is None and len(peers.by_name) >= self._config.max_peers:
             self._out.refuse(
@@ -89,13 +90,15 @@ class Sessions:
             peer = holder
         elif peer is not None and peer.name != msg.name:
             self.remove(peer, f"{peer.name} reconnected as {msg.name}")
-            peer = None
+            renamed, peer = peer, None
         if self._contests:
             self._contests.pop((msg.name, msg.incarnation), None)
         joined = peer is None
         changed: list[Gate] = []
         if peer is None:
             peer = Peer(name=msg.name, identity=identity, incarnation=msg.incarnation, last_seen=now)
+            if renamed is not None:  # the same connection under a new name keeps its rates (S2)
+                peer.control, peer.tables, peer.noticed = renamed.control, renamed.tables, renamed.noticed
             peers.add(peer)
         else:
             changed = self._new_session(peer)

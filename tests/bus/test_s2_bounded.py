@@ -90,6 +90,14 @@ def test_s2_control_messages_over_the_peers_rate_are_dropped_with_one_notice() -
     assert len(of_kind(sent, w.StatsReply)) == 5 and len(of_kind(sent, w.Notice)) == 1
 
 
+def test_s2_a_connection_saying_hello_under_new_names_keeps_its_rate() -> None:
+    bus = Bus(control_burst=10, control_rate=0.001)
+    bus.hello(A, "Name0")
+    hellos = [w.encode(w.Hello(name=f"Name{i}", protocol=w.PROTOCOL_VERSION, incarnation="x")) for i in range(1, 40)]
+    sent = bus.raw(A, [w.pack(hellos)])
+    assert len(of_kind(sent, w.Welcome)) == 10 and only(sent, kind=w.Notice).msg.about == "hello"  # type: ignore[attr-defined]
+
+
 def test_s2_snapshots_have_a_rate_of_their_own_and_calls_are_not_counted() -> None:
     bus = Bus(table_burst=3, table_rate=1.0)
     bus.hello(A, "Prov")
