@@ -25,6 +25,14 @@ their own table; they share only who is on the bus and the queue of frames to se
   removing a peer;
 - `Liveness` (`_router_liveness`): Alive from a process's beacon, the sweep, and probes of closed
   connections.
+
+The router itself bounds what one frame can make it do (S2): a batch frame of more than
+`max_batch_messages` messages is dropped whole with a Notice, and a peer's control messages
+(Hello, Provide, Withdraw, Subscribe, Unsubscribe, Snapshot, Stats: each costs a table or an
+announcement to every peer) are metered by a token bucket per peer (`_admit`); calls, replies
+and messages are not, and have their own bounds. A peer that has more bytes sent to it and unread
+than `max_queued_bytes` (the transport counts them, the peer's Ping says what it read) is cut
+off (`cut_off`) with the reason at the end of its queue.
 """
 
 from __future__ import annotations

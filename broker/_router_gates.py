@@ -1,12 +1,15 @@
 """The routing table proper: which process provides each gate, and who subscribes to it.
 
-`GateRegistry` owns the gates. It applies Provide, Withdraw, Subscribe and Unsubscribe
-(checking the gate's name, its owner, and the bounds on gates and subscriptions per process,
-B7), drops a gate once nothing is left on it, and tells every peer about each change with a
-sequenced GateChanged; a Snapshot gets the whole table. The bounds are enforced here, for any
-client, and checked again by the peer before it sends (`_peer_serve`, `_peer_messages`), where
-the error reaches the line that asked. When a process leaves or starts a new session, the
-sessions (`_router_peers`) ask it to let go of that process's slots and subscriptions.
+`GateRegistry` owns the gates. It applies Provide, Withdraw, Subscribe and Unsubscribe, checking
+the gate's name, its owner, the bounds on gates and subscriptions per process (B7), and the
+signature a provider declares: only the bus's type names, so a gate's info has a size bound
+(S2). It drops a gate once nothing is left on it, and tells every peer about each change with a
+sequenced GateChanged; a Snapshot gets the whole table, in pages of about `table_page_bytes`
+(`pages`), so no table is over any peer's frame limit however many gates exist. The bounds are
+enforced here, for any client, and checked again by the peer before it sends (`_peer_serve`,
+`_peer_messages`), where the error reaches the line that asked. When a process leaves or starts
+a new session, the sessions (`_router_peers`) ask it to let go of that process's slots and
+subscriptions.
 """
 
 from __future__ import annotations
@@ -33,9 +36,6 @@ class GateRegistry:
     def info(self, name: str) -> w.GateInfo | None:
         gate = self._gates.get(name)
         return gate.info() if gate else None
-
-    def infos(self) -> tuple[w.GateInfo, ...]:
-        return tuple(g.info() for g in self._gates.values())
 
     def slot(self, name: str, kind: w.Kind) -> w.SlotInfo | None:
         """Who fills the func or action slot of gate `name`, if anyone."""

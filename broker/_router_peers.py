@@ -1,8 +1,10 @@
 """Peer sessions: who is on the bus, under which name, and handing a name on (B4).
 
 `Sessions` binds a ROUTER identity to an InternalName on Hello (moving a known process to its
-new connection, starting a fresh session), announces joins and departures to every other peer,
-and removes a peer on Bye or when liveness (`_router_liveness`) finds it gone. Removing a peer
+new connection, starting a fresh session; at most `max_peers` processes, each incarnation at
+most `MAX_INCARNATION` characters, S2), sends the Welcome with the first page of the gate table,
+announces joins and departures to every other peer, and removes a peer on Bye or when liveness
+(`_router_liveness`) finds it gone. Removing a peer
 has the gate registry let go of its gates and subscriptions and the call relay fail the calls
 it was serving; the sessions decide when, in what order, and who is told.
 

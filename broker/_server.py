@@ -14,7 +14,8 @@ out without waiting for ZeroMQ to say whether more is queued (a getsockopt of 1 
 the latency path). What a frame produces is grouped by destination, and a peer that reads
 batches (its Hello said so) gets one batch frame rather than a frame a message
 (`_wire.batches`). A batch that cannot be sent fails each message it carried, as if each had
-been sent alone.
+been sent alone. The bytes of every frame sent count against its peer's budget (`Peer.sent`,
+S2); a peer past it is cut off (`Router.cut_off`).
 """
 
 from __future__ import annotations
