@@ -37,6 +37,12 @@ host's contract has a few dozen gates and a plugin a handful: 512 leaves room fo
 process and keeps one runaway loop from filling the broker's table and every peer's mirror."""
 MAX_SUBSCRIPTIONS_PER_PEER: Final = 1024
 """Message subscriptions one process may hold, each `subscribe()` counted (B7)."""
+MAX_GATES: Final = 16384
+"""Gates on the bus, all processes together (S2): with `MAX_SUBSCRIBERS`, a whole gate table is
+some 15 MB at most, well within the bytes a peer may have waiting (`MAX_QUEUED_BYTES`)."""
+MAX_SUBSCRIBERS: Final = 65536
+"""Subscribers listed in the gate table, all gates together, a process counted once per gate it
+subscribes to (S2): each is a name in every table and GateChanged sent."""
 MAX_PEERS: Final = 1024
 """Processes on the bus at once (S2): every peer is a row in every table the broker sends, so
 their number bounds the size of a gate's subscriber list and of the peer list in a Welcome."""
@@ -83,6 +89,8 @@ class BrokerConfig:
     max_gates_per_peer: int = MAX_GATES_PER_PEER
     max_subscriptions_per_peer: int = MAX_SUBSCRIPTIONS_PER_PEER
     max_peers: int = MAX_PEERS
+    max_gates: int = MAX_GATES
+    max_subscribers: int = MAX_SUBSCRIBERS
     max_batch_messages: int = MAX_BATCH_MESSAGES
     control_rate: float = CONTROL_RATE
     control_burst: int = CONTROL_BURST

@@ -29,6 +29,8 @@ class GateRegistry:
         self._peers = peers
         self._out = out
         self._gates: dict[str, Gate] = {}
+        self._listed = 0
+        """Subscribers listed over all gates (a process once per gate), against `max_subscribers`."""
 
     def __len__(self) -> int:
         return len(self._gates)
@@ -93,6 +95,8 @@ class GateRegistry:
                 f"{msg.gate!r} was not registered. Unregister the gates it no longer needs, or start "
                 "the broker with a higher BrokerConfig.max_gates_per_peer."
             )
+        if problem is None and msg.gate not in self._gates:
+            problem = self._table_full(msg.gate)
         if problem:
             self._out.notice(peer.identity, "IpcRefusedError", problem)
             return
@@ -139,9 +143,23 @@ class GateRegistry:
                 "no longer needs, or start the broker with a higher BrokerConfig.max_subscriptions_per_peer.",
             )
             return
+        problem = None if name in self._gates else self._table_full(name)
+        gate = self._gates.get(name)
+        if problem is None and delta > 0 and (gate is None or peer.name not in gate.subscribers):
+            if self._listed >= self._config.max_subscribers:
+                problem = (
+                    f"The bus already lists {self._listed} subscribers over all its gates, the most it "
+                    f"allows; {peer.name}'s subscription to {name!r} was not made. Stop processes that "
+                    "no longer need their subscriptions, or start the broker with a higher "
+                    "BrokerConfig.max_subscribers."
+                )
+        if problem:
+            self._out.notice(peer.identity, "IpcRefusedError", problem)
+            return
         gate = self._gate(name)
         before = gate.subscribers.get(peer.name, 0)
         count = max(0, before + delta)
+        self._listed += (count > 0) - (before > 0)
         peer.subscriptions += count - before
         if count:
             gate.subscribers[peer.name] = count
@@ -163,6 +181,7 @@ class GateRegistry:
                 gate.action, touched = None, True
             if gate.subscribers.pop(peer.name, 0):
                 touched = True
+                self._listed -= 1
             if touched:
                 changed.append(gate)
         return changed
@@ -172,6 +191,7 @@ class GateRegistry:
         A gate left empty goes at once, so the Welcome does not list it."""
         peer.subscriptions = 0
         changed = [gate for gate in self._gates.values() if gate.subscribers.pop(peer.name, 0)]
+        self._listed -= len(changed)
         for gate in changed:
             if gate.empty():
                 del self._gates[gate.name]
@@ -188,6 +208,17 @@ class GateRegistry:
         for peer in peers.by_identity.values():
             peer.seq += 1
             send(peer.identity, w.GateChanged(gate=info, seq=peer.seq))
+
+    def _table_full(self, name: str) -> str | None:
+        """Why the new gate `name` cannot join the table, or None."""
+        limit = self._config.max_gates
+        if len(self._gates) < limit:
+            return None
+        return (
+            f"The bus already holds {limit} gates, the most it allows over all processes; {name!r} was "
+            "not added. Stop processes that are no longer needed, or start the broker with a higher "
+            "BrokerConfig.max_gates."
+        )
 
     def _gate(self, name: str) -> Gate:
         gate = self._gates.get(name)

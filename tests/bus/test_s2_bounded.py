@@ -163,6 +163,31 @@ async def test_s2_a_peer_joining_a_bus_with_many_gates_gets_them_all_from_the_pa
             assert len(await late.list_gates()) == 200
 
 
+def test_s2_gates_beyond_the_buss_bound_are_refused_whoever_provides_them() -> None:
+    bus = Bus(max_gates=3)
+    bus.hello(A, "One")
+    bus.hello(B, "Two")
+    for gate in ("One.A", "One.B", "Two.A"):
+        assert not of_kind(_provide(bus, A if gate.startswith("One") else B, gate), w.Notice)
+    notice = only(_provide(bus, B, "Two.B"), kind=w.Notice).msg
+    assert "already holds 3 gates, the most it allows over all processes" in notice.error.message  # type: ignore[attr-defined]
+    assert "already holds 3 gates" in only(bus.send(B, w.Subscribe(gate="Two.C")), kind=w.Notice).msg.error.message  # type: ignore[attr-defined]
+    assert not of_kind(_provide(bus, A, "One.A", ("string",)), w.Notice)  # a gate already there may change
+
+
+def test_s2_subscribers_listed_over_all_gates_are_bounded_and_freed_when_a_peer_leaves() -> None:
+    bus = Bus(max_subscribers=2)
+    bus.hello(A, "One")
+    bus.hello(B, "Two")
+    assert not of_kind(bus.send(A, w.Subscribe(gate="X.News")), w.Notice)
+    assert not of_kind(bus.send(A, w.Subscribe(gate="X.News")), w.Notice)  # the same pair: listed once
+    assert not of_kind(bus.send(B, w.Subscribe(gate="X.News")), w.Notice)
+    notice = only(bus.send(B, w.Subscribe(gate="Y.News")), kind=w.Notice).msg
+    assert "already lists 2 subscribers over all its gates" in notice.error.message  # type: ignore[attr-defined]
+    bus.send(A, w.Bye())
+    assert not of_kind(bus.send(B, w.Subscribe(gate="Y.News")), w.Notice)
+
+
 # --- tables keyed on what a peer sends ---------------------------------------------------------
 
 
