@@ -49,12 +49,13 @@ their number bounds the size of a gate's subscriber list and of the peer list in
 MAX_BATCH_MESSAGES: Final = 64
 """Messages one received batch frame may carry (S2). A peer of this package joins at most 32
 (`_wire.BATCH_MESSAGES`); a frame of 20,000 tiny Snapshots would queue 20,000 whole tables."""
-CONTROL_RATE: Final = 200.0
+CONTROL_RATE: Final = 1000.0
 """Control messages (Hello, Subscribe, Unsubscribe, Snapshot, Stats) one process may send each
 second, on average (S2); calls, replies and messages are not counted, and are bounded otherwise."""
-CONTROL_BURST: Final = 2200
-"""Control messages one process may send at once: room for restoring every subscription it may
-hold (`MAX_SUBSCRIPTIONS_PER_PEER`) right after a Welcome, and then some."""
+CONTROL_BURST: Final = 4096
+"""Control messages one process may send at once: room for restoring every gate and subscription
+it may hold right after a Welcome (`MAX_GATES_PER_PEER` twice, `MAX_SUBSCRIPTIONS_PER_PEER`), and
+for a test that polls `broker_stats()` for a while."""
 TABLE_RATE: Final = 20.0
 """Snapshots (whole gate tables) one process may ask for each second, on average (S2)."""
 TABLE_BURST: Final = 64
