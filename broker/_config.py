@@ -171,8 +171,8 @@ def check_incarnation(incarnation: str) -> str | None:
     """Return why `incarnation` is not one the bus keeps, or None."""
     if not 0 < len(incarnation) <= MAX_INCARNATION:
         return (
-            f"The incarnation of this process is {len(incarnation)} characters; the bus takes 1 to "
-            f"{MAX_INCARNATION} (the broker package's client sends 32 hex digits). Use that client."
+            f"The incarnation of this process is {len(incarnation)} characters, but the bus takes 1 to "
+            f"{MAX_INCARNATION}: connect with the broker package's client, which sends 32 hex digits."
         )
     return None
 

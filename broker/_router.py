@@ -152,9 +152,9 @@ class Router:
         self._out.items = sent
         budget = self.config.max_queued_bytes
         reason = (
-            f"{peer.name} was disconnected by the bus: {(peer.sent - peer.read) / 2**20:.1f} MiB sent to it "
-            f"waited unread, over the {budget / 2**20:g} MiB the bus lets wait; it reads too slowly or its "
-            "event loop is blocked. It joins again by itself once it reads; keep handlers short."
+            f"{peer.name} was disconnected by the bus because {(peer.sent - peer.read) / 2**20:.1f} MiB sent "
+            f"to it waited unread, over the {budget / 2**20:g} MiB the bus lets wait (it reads too slowly, "
+            "or its event loop is blocked): keep its handlers short; it joins again by itself once it reads."
         )
         log.warning("%s", reason)
         identity = peer.identity
@@ -194,8 +194,8 @@ class Router:
             self._out.notice(
                 identity,
                 "IpcRefusedError",
-                f"A frame carried {len(msgs)} messages; the bus takes at most {self.config.max_batch_messages} "
-                "in one frame and dropped them all. Send the rest in further frames.",
+                f"A frame carried {len(msgs)} messages, more than the {self.config.max_batch_messages} the bus "
+                "takes in one frame, so it dropped them all: send the rest in further frames.",
             )
             return ()
         return msgs
@@ -270,8 +270,8 @@ class Router:
                     error=err(
                         "IpcRefusedError",
                         f"{peer.name} sent more {tag} messages than the bus takes ({per_second:g} a second on "
-                        "average); the bus dropped them. Send fewer: a process needs them only when it "
-                        "joins or changes what it provides and subscribes to.",
+                        "average), so the bus dropped them: send fewer, as a process needs them only when "
+                        "it joins or changes what it provides or subscribes to.",
                     ),
                     about=tag,
                 ),

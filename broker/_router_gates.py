@@ -148,10 +148,9 @@ class GateRegistry:
         if problem is None and delta > 0 and (gate is None or peer.name not in gate.subscribers):
             if self._listed >= self._config.max_subscribers:
                 problem = (
-                    f"The bus already lists {self._listed} subscribers over all its gates, the most it "
-                    f"allows; {peer.name}'s subscription to {name!r} was not made. Stop processes that "
-                    "no longer need their subscriptions, or start the broker with a higher "
-                    "BrokerConfig.max_subscribers."
+                    f"The bus already lists {self._listed} subscribers over all its gates, the most it allows, "
+                    f"so {peer.name}'s subscription to {name!r} was not made: stop processes that no longer "
+                    "need their subscriptions, or start the broker with a higher BrokerConfig.max_subscribers."
                 )
         if problem:
             self._out.notice(peer.identity, "IpcRefusedError", problem)
@@ -215,8 +214,8 @@ class GateRegistry:
         if len(self._gates) < limit:
             return None
         return (
-            f"The bus already holds {limit} gates, the most it allows over all processes; {name!r} was "
-            "not added. Stop processes that are no longer needed, or start the broker with a higher "
+            f"The bus already holds {limit} gates, the most it allows over all processes, so {name!r} was "
+            "not added: stop processes that are no longer needed, or start the broker with a higher "
             "BrokerConfig.max_gates."
         )
 

@@ -79,8 +79,8 @@ class Sessions:
         if holder is None and peer is None and len(peers.by_name) >= self._config.max_peers:
             self._out.refuse(
                 identity,
-                f"{len(peers.by_name)} processes are on the bus, the most this broker allows; {msg.name!r} "
-                "cannot join. Stop processes that are no longer needed, or start the broker with a "
+                f"{len(peers.by_name)} processes are on the bus, the most this broker allows, so {msg.name!r} "
+                "cannot join: stop processes that are no longer needed, or start the broker with a "
                 "higher BrokerConfig.max_peers.",
             )
             return
