@@ -190,16 +190,17 @@ def many_connections(
     socks = [_dealer(ctx, endpoint) for _ in range(count)]
     for i, sock in enumerate(socks):
         _hello(sock, f"AtkConn{i}", wait=False)
-    welcomed = refused = 0
+    welcomed = refused = waiting = 0
     for sock in socks:
         if time.monotonic() > deadline + 10:
             break
-        answer = _answer(sock, (w.Welcome, w.Refused), 5.0)
+        answer = _answer(sock, (w.Welcome, w.Refused, w.NameBusy), 5.0)
         welcomed += isinstance(answer, w.Welcome)
         refused += isinstance(answer, w.Refused)
+        waiting += isinstance(answer, w.NameBusy)
     for sock in socks:
         sock.close(0)
-    return {"connections": count, "welcomed": welcomed, "refused": refused}
+    return {"connections": count, "welcomed": welcomed, "refused": refused, "told_to_wait": waiting}
 
 
 ATTACKS: dict[str, Attack] = {

@@ -114,6 +114,7 @@ def role_attack(args: argparse.Namespace) -> None:
     from ._attacks import ATTACKS
 
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    ctx.set(zmq.MAX_SOCKETS, 4096)  # many_connections opens more than the default 1,023
     try:
         done = ATTACKS[args.attack](ctx, args.endpoint, time.monotonic() + args.seconds, args.quick)
     finally:

@@ -59,6 +59,14 @@ for a test that polls `broker_stats()` for a while."""
 TABLE_RATE: Final = 20.0
 """Snapshots (whole gate tables) one process may ask for each second, on average (S2)."""
 TABLE_BURST: Final = 64
+JOIN_RATE: Final = 200.0
+"""New processes the bus welcomes each second, all together (S2): each join is announced to every
+peer, so a flood of connections would stall the broker past every peer's liveness window. A
+newcomer over the rate is told to say Hello again shortly (`NameBusy.reason`); its client does."""
+JOIN_BURST: Final = 200
+MAX_SWEEP: Final = 64
+"""Silent peers one sweep removes at most (each departure is announced to every peer); the rest
+go at the next sweep, a quarter of a heartbeat later."""
 MAX_QUEUED_BYTES: Final = 64 * 1024 * 1024
 """Bytes the broker may have sent a process that it has not yet said it read (S2). A process
 that falls this far behind (its loop blocked, or it never reads) is disconnected with a reason;
@@ -98,6 +106,8 @@ class BrokerConfig:
     table_rate: float = TABLE_RATE
     table_burst: int = TABLE_BURST
     max_queued_bytes: int = MAX_QUEUED_BYTES
+    join_rate: float = JOIN_RATE
+    join_burst: int = JOIN_BURST
     table_page_bytes: int = TABLE_PAGE_BYTES
     allow_remote: bool = False
     """Bind a non-loopback address. Off by default: the bus has no authentication."""

@@ -297,6 +297,11 @@ class PluginInterface:
         if link.refused is not None:
             raise link.refused
         busy = self._keepalive.name_busy
+        if not link.connected and busy is not None and busy.reason:
+            raise IpcRefusedError(
+                f"{busy.reason} The connect_timeout of {connect_timeout:g} s ran out first: try again, "
+                "or pass a longer connect_timeout."
+            )
         if not link.connected and busy is not None:
             raise IpcRefusedError(
                 f"The InternalName {self.name!r} was still held by another process when the "

@@ -27,7 +27,7 @@ from . import _wire as w
 from ._config import BrokerConfig, check_incarnation, check_peer_name
 from ._router_calls import CallRelay
 from ._router_gates import GateRegistry
-from ._router_tables import Gate, Outbox, Peer, PeerTable
+from ._router_tables import Bucket, Gate, Outbox, Peer, PeerTable
 
 log = logging.getLogger("xivmcp.broker")
 
@@ -54,6 +54,8 @@ class Sessions:
         self._gates = gates
         self._calls = calls
         self._out = out
+        self._joins = Bucket(config.join_burst, 0.0)
+        """Newcomers, all together (S2): each join is announced to every peer."""
         self._contests: dict[tuple[str, str], float] = {}
         """(name, newcomer's incarnation) -> when the newcomer first asked for the held name."""
 
@@ -73,7 +75,7 @@ class Sessions:
         if problem:
             self._out.refuse(identity, problem)
             return
-        peers = self._peers
+        peers, config = self._peers, self._config
         renamed: Peer | None = None
         holder = peers.by_name.get(msg.name)
         if holder is None and peer is None and len(peers.by_name) >= self._config.max_peers:
@@ -83,6 +85,15 @@ class Sessions:
                 "cannot join: stop processes that are no longer needed, or start the broker with a "
                 "higher BrokerConfig.max_peers.",
             )
+            return
+        if holder is None and peer is None and not self._joins.take(now, config.join_rate, config.join_burst):
+            retry = min(0.25, config.heartbeat_interval / 2)
+            reason = (
+                f"More processes are joining the bus than it takes ({config.join_rate:g} a second), so "
+                f"{msg.name!r} waits its turn: its client says Hello again every {retry:g} s."
+            )
+            busy = w.NameBusy(name=msg.name, last_heard=0.0, frees_within=0.0, retry_in=retry, reason=reason)
+            self._out.send(identity, busy)
             return
         if holder is not None and holder.identity != identity:
             if holder.incarnation != msg.incarnation:
@@ -108,7 +119,6 @@ class Sessions:
         peer.seq = 0
         peer.batch = msg.batch
         peer.sent = peer.read = 0  # a new session: the peer counts what it reads from its Welcome on
-        config = self._config
         pages = self._gates.pages()
         self._out.send(
             identity,

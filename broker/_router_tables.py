@@ -51,8 +51,8 @@ class Bucket:
 
     def take(self, now: float, rate: float, burst: float) -> bool:
         """Take one token if there is one (refilled at `rate` a second, up to `burst`)."""
-        tokens = min(burst, self.tokens + (now - self.at) * rate)
-        self.at = now
+        tokens = min(burst, self.tokens + max(0.0, now - self.at) * rate)
+        self.at = max(now, self.at)
         if tokens < 1.0:
             self.tokens = tokens
             return False

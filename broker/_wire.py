@@ -304,6 +304,9 @@ class NameBusy(msgspec.Struct, tag="namebusy", tag_field="t", frozen=True):
     frees_within: float
     """Seconds within which the name is free if that process is gone."""
     retry_in: float
+    reason: str = ""
+    """Why the name must wait, when it is not held at all: the bus takes no more newcomers this
+    moment (S2, a flood of joins); empty for a name another process holds."""
 
 
 class StatsReply(msgspec.Struct, tag="statsreply", tag_field="t", frozen=True):

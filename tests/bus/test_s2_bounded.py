@@ -136,7 +136,8 @@ def _crowded(bus: Bus, providers: int, gates: int) -> int:
 def test_s2_welcome_and_gate_table_with_many_gates_come_in_pages_under_the_frame_limit() -> None:
     bus = Bus(max_gates_per_peer=1000)
     total = _crowded(bus, providers=4, gates=1000)  # some 2.3 MB of table
-    items = bus.router.handle(C, [w.encode(w.Hello(name="Late", protocol=w.PROTOCOL_VERSION, incarnation="x"))], 0)
+    hello = w.encode(w.Hello(name="Late", protocol=w.PROTOCOL_VERSION, incarnation="x"))
+    items = bus.router.handle(C, [hello], bus.now)
     pages = [w.decode_to_peer(item.frame) for item in items if item.identity == C]
     welcome, rest = pages[0], pages[1:]
     assert isinstance(welcome, w.Welcome) and welcome.more and all(isinstance(p, w.GateTable) for p in rest)
@@ -207,6 +208,27 @@ def test_s2_processes_beyond_the_brokers_bound_are_refused() -> None:
     refused = only(bus.hello(C, "Three"), kind=w.Refused).msg
     assert "2 processes are on the bus, the most this broker allows, so 'Three' cannot join" in refused.error.message  # type: ignore[attr-defined]
     assert not of_kind(bus.hello(A, "One"), w.Refused)  # a peer already on it may say Hello again
+
+
+def test_s2_newcomers_beyond_the_join_rate_are_told_to_wait_their_turn() -> None:
+    bus = Bus(join_burst=2, join_rate=0.001)
+    bus.hello(A, "One")
+    bus.hello(B, "Two")
+    busy = only(bus.hello(C, "Three"), kind=w.NameBusy).msg
+    assert isinstance(busy, w.NameBusy) and busy.retry_in > 0
+    assert "More processes are joining the bus than it takes" in busy.reason and "'Three' waits its turn" in busy.reason
+    assert of_kind(bus.hello(A, "One"), w.Welcome)  # a peer already on the bus is no newcomer
+
+
+def test_s2_a_sweep_removes_a_bounded_number_of_silent_peers_at_a_time() -> None:
+    bus = Bus(join_burst=100)
+    for i in range(70):
+        bus.hello(b"\x00silent-%d" % i, f"Silent{i}")
+    bus.now += 10
+    assert len(of_kind(bus.sweep(), w.PeerLeft)) == sum(range(70 - 64, 70))  # 64 leave, each told to those left
+    assert len(bus.router.peers) == 6
+    bus.sweep()
+    assert bus.router.peers == []
 
 
 # --- a slow reader ------------------------------------------------------------------------------
