@@ -117,3 +117,33 @@ async def test_s2_a_peer_cut_off_for_reading_slowly_joins_again_by_itself() -> N
                 news.send_message("n" * 3_000)
             await slow.wait_until(lambda: heard[-2:] == [False, True])
             await pub.wait_until(lambda: news.subscription_count == 1)  # restored with its session
+
+
+async def test_s2_a_peer_that_keeps_reading_is_never_cut_off_however_much_it_is_sent() -> None:
+    from broker._memory import MemoryBroker
+
+    bus = MemoryBroker(broker.BrokerConfig(max_queued_bytes=10_000))
+    async with bus.connect("Pub") as pub, bus.connect("Reader") as reader:
+        news = pub.get_ipc_provider("Pub.News", params=(str,))
+        heard: list[bool] = []
+        send, receive = anyio.create_memory_object_stream[str](100)
+        reader.on_connection_change(heard.append)
+        reader.get_ipc_subscriber("Pub.News").subscribe(send.send_nowait)
+        with anyio.fail_after(WAIT), send, receive:
+            await pub.wait_until(lambda: news.subscription_count == 1)
+            for i in range(40):  # 120 KB in all, twelve times the budget: it says what it read as it goes
+                news.send_message(f"{i:03d}" + "n" * 2_997)
+                assert (await receive.receive())[:3] == f"{i:03d}"
+        assert heard == [] and reader.connected
+
+
+async def test_s2_a_peer_whose_stats_request_is_dropped_gets_the_error_rather_than_waiting() -> None:
+    from broker._memory import MemoryBroker
+
+    bus = MemoryBroker(broker.BrokerConfig(control_burst=2, control_rate=0.001))
+    async with bus.connect("Poller") as pi:
+        with anyio.fail_after(WAIT):
+            await pi.broker_stats()
+            await pi.broker_stats()
+            with pytest.raises(broker.IpcRefusedError, match="Poller sent more stats messages"):
+                await pi.broker_stats()
