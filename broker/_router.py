@@ -221,7 +221,7 @@ class Router:
                 self._calls.reply(peer, msg)
             case w.Ping():
                 if msg.read > peer.read:
-                    peer.read = msg.read
+                    peer.read = min(msg.read, peer.sent)  # it cannot have read what was never sent
                 self._out.send(identity, w.Pong(broker=self.incarnation))
             case w.Send():
                 self._calls.broadcast(peer, msg)

@@ -15,8 +15,8 @@ the latency path). What a frame produces is grouped by destination, and a peer t
 batches (its Hello said so) gets one batch frame rather than a frame a message
 (`_wire.batches`). A batch that cannot be sent fails each message it carried, as if each had
 been sent alone. While a turn leaves frames unread, the sweep waits (up to a liveness window): a
-peer's heartbeat may be among them. The bytes of every frame sent count against its peer's budget (`Peer.sent`,
-S2); a peer past it is cut off (`Router.cut_off`).
+peer's heartbeat may be among them. The bytes of every frame sent count against its peer's
+budget (`Peer.sent`, S2); a peer past it is cut off (`Router.cut_off`).
 """
 
 from __future__ import annotations
@@ -108,12 +108,13 @@ class Broker:
                 start = size = 0
                 for frame, count in sent:
                     why = send(identity, frame)
-                    if why is not None:
+                    if why is None:
+                        size += len(frame)
+                    else:
                         log.debug("undeliverable to %r: %s", identity, why)
                         for item in group[start : start + count]:
                             failed += router.undeliverable(item, why, gone=why == UNREACHABLE)
                     start += count
-                    size += len(frame)
                 if peer is not None:
                     peer.sent += size
                     if peer.sent - peer.read > budget and by_identity.get(identity) is peer:

@@ -263,3 +263,5 @@ def test_s2_a_ping_says_what_the_peer_read_and_frees_its_budget() -> None:
     assert peer.sent - peer.read == 1_000
     bus.send(B, w.Ping(read=10))  # an older count, late: never moves it back
     assert peer.read == 4_000
+    bus.send(B, w.Ping(read=10**12))  # more than was ever sent: only what was sent counts
+    assert peer.read == 5_000

@@ -1,7 +1,10 @@
-"""S2 on real sockets: a raw client that abuses the broker, and honest peers that keep the bus.
+"""S2 across the socket: a raw client that abuses the broker, and honest peers that keep the bus.
 
 The poisoned Provide runs against the broker process (`xivmcp broker`) and a provider process;
-the slow reader against a broker in a thread of the test, where its byte budget is set small."""
+the reader that never reads against a broker in a thread of the test, where its byte budget is
+set small. How a `PluginInterface` itself reacts (it joins again after being cut off, it says
+what it read so it is never cut off while it reads, it fails a dropped request at once) runs on
+the in-memory broker, where the socket is not the point."""
 
 from __future__ import annotations
 
