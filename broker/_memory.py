@@ -74,7 +74,7 @@ class MemoryBroker:
 
     def _deliver(self, items: list[Outgoing]) -> None:
         router = self.router
-        by_identity, budget = router.by_identity, router.config.max_queued_bytes
+        by_identity = router.by_identity
         while items:
             failed: list[Outgoing] = []
             for item in items:
@@ -86,8 +86,8 @@ class MemoryBroker:
                 peer = by_identity.get(item.identity)
                 if peer is not None:
                     peer.sent += len(item.frame)
-                    if peer.sent - peer.read > budget:
-                        failed += router.cut_off(peer)  # as the broker process does (S2)
+                    if peer.sent >= peer.next_mark:
+                        failed += router.mark(peer)  # as the broker process does (S2)
             items = failed
 
 

@@ -178,11 +178,7 @@ class PluginInterface:
         except (msgspec.DecodeError, msgspec.ValidationError):
             log.warning("%s: ignored a malformed frame from the broker", self.name)
             return
-        link = self._link
-        link.last_heard = _monotonic()
-        link.read += len(frame)  # type: ignore[arg-type]  # bytes or a zmq.Frame: both sized
-        if link.read >= link.ack_at:
-            link.ack()  # say what was read well before the broker's budget for it runs out (S2)
+        self._link.last_heard = _monotonic()
         if isinstance(msg, list):
             for each in msg:
                 self._dispatch(each)
@@ -199,6 +195,8 @@ class PluginInterface:
                 self._mirror.check_seq(msg.seq)
                 self._subscriptions.on_message(msg)
             case w.Pong():
+                if msg.mark:  # the broker asks what this process has read: this far (S2)
+                    self._link.send_quietly(w.encode(w.Ping(mark=msg.mark)))
                 if msg.broker != self._link.broker:
                     self._keepalive.again("the broker restarted")
             case w.GateChanged():
@@ -243,7 +241,6 @@ class PluginInterface:
 
     def _on_welcome(self, msg: w.Welcome) -> None:
         link = self._link
-        link.welcomed(msg.max_queued)
         if link.connected and msg.broker == link.broker:
             # The answer to a second Hello sent while waiting for the first Welcome: the broker
             # has already forgotten everything this process sent before that Hello, and what it

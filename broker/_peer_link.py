@@ -23,15 +23,7 @@ from typing import Any
 
 import anyio
 
-from . import _wire as w
-from ._config import (
-    HEARTBEAT_INTERVAL,
-    MAX_GATES_PER_PEER,
-    MAX_PAYLOAD,
-    MAX_QUEUED_BYTES,
-    MAX_SUBSCRIPTIONS_PER_PEER,
-    PEER_TIMEOUT,
-)
+from ._config import HEARTBEAT_INTERVAL, MAX_GATES_PER_PEER, MAX_PAYLOAD, MAX_SUBSCRIPTIONS_PER_PEER, PEER_TIMEOUT
 from ._errors import IpcDisconnectedError, IpcError, IpcRefusedError
 from ._transport_base import Connector, OnFrame, PeerTransport, TransportBusyError
 
@@ -77,11 +69,6 @@ class Link:
         self.max_payload = MAX_PAYLOAD
         self.max_gates = MAX_GATES_PER_PEER
         self.max_subscriptions = MAX_SUBSCRIPTIONS_PER_PEER
-        self.read = 0
-        """Bytes of frames read from the broker since the latest Welcome (S2: `Ping.read`)."""
-        self.ack_at = MAX_QUEUED_BYTES // 4
-        """Once `read` reaches this, say so at once rather than at the next heartbeat."""
-        self._ack_every = MAX_QUEUED_BYTES // 4
         self._listeners: list[Callable[[bool], Any]] = []
         self._change = anyio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -98,19 +85,6 @@ class Link:
             task.cancel()
         if self.transport is not None:
             self.transport.close()
-
-    # --- what was read (S2) -----------------------------------------------------------------
-
-    def welcomed(self, max_queued: int) -> None:
-        """A Welcome came: count what is read from here on; say it every quarter of the budget."""
-        self._ack_every = (max_queued or MAX_QUEUED_BYTES) // 4
-        self.read = 0
-        self.ack_at = self._ack_every
-
-    def ack(self) -> None:
-        """Tell the broker how much this process has read (a Ping carries it)."""
-        self.ack_at = self.read + self._ack_every
-        self.send_quietly(w.encode(w.Ping(read=self.read)))
 
     # --- state changes ---------------------------------------------------------------------
 

@@ -77,6 +77,7 @@ class Keepalive:
     async def run(self) -> None:
         """The heartbeat, for as long as the connection lives."""
         link = self._link
+        ping = w.encode(w.Ping())
         while True:
             if link.connected:
                 pause = link.heartbeat
@@ -89,7 +90,7 @@ class Keepalive:
                 if self._broker_silent():
                     self.again(f"no answer from the broker for {link.timeout:.1f} s")
                 else:
-                    link.ack()  # a Ping, with what this process has read
+                    link.send_quietly(ping)
             else:
                 self.hello()
             self.heartbeats += 1

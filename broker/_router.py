@@ -31,13 +31,16 @@ The router itself bounds what one frame can make it do (S2): a batch frame of mo
 (Hello, Provide, Withdraw, Subscribe, Unsubscribe, Snapshot, Stats: each costs a table or an
 announcement to every peer) are metered by a token bucket per peer (`_admit`); calls, replies
 and messages are not, and have their own bounds. A peer that has more bytes sent to it and unread
-than `max_queued_bytes` (the transport counts them, the peer's Ping says what it read) is cut
-off (`cut_off`) with the reason at the end of its queue.
+than `max_queued_bytes` is cut off (`cut_off`) with the reason at the end of its queue: the
+transport counts the bytes it sends each peer, and every quarter of the budget asks the router
+for a mark (`mark`), a Pong with a random token that the peer echoes in a Ping once it has read
+that far; a peer cannot claim to have read what it has not.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -145,6 +148,28 @@ class Router:
             self._calls.undeliverable(item, why)
         return sent
 
+    def mark(self, peer: Peer) -> list[Outgoing]:
+        """`peer` was sent `next_mark` bytes or more: send it a mark to echo (S2), a quarter of the
+        budget after the last; if it has not proven it read what came more than `max_queued_bytes`
+        before, cut it off."""
+        budget = self.config.max_queued_bytes
+        if peer.sent - peer.read > budget:
+            return self.cut_off(peer)
+        token = secrets.randbits(62) + 1
+        frame = w.encode(w.Pong(broker=self.incarnation, mark=token))
+        peer.sent += len(frame)
+        peer.next_mark = peer.sent + budget // 4
+        peer.marks.append((peer.sent, token))
+        return [Outgoing(peer.identity, frame)]
+
+    def _marked(self, peer: Peer, token: int) -> None:
+        """`peer` echoed the mark `token`: it read everything sent before it."""
+        for index, (offset, sent_token) in enumerate(peer.marks):
+            if sent_token == token:
+                peer.read = offset
+                del peer.marks[: index + 1]
+                return
+
     def cut_off(self, peer: Peer) -> list[Outgoing]:
         """`peer` has more bytes sent and unread than `max_queued_bytes` (S2): remove it, and
         tell it why at the end of its queue (it reconnects by itself once it reads again)."""
@@ -220,8 +245,8 @@ class Router:
             case w.Reply() | w.ReplyView():
                 self._calls.reply(peer, msg)
             case w.Ping():
-                if msg.read > peer.read:
-                    peer.read = min(msg.read, peer.sent)  # it cannot have read what was never sent
+                if msg.mark:
+                    self._marked(peer, msg.mark)
                 self._out.send(identity, w.Pong(broker=self.incarnation))
             case w.Send():
                 self._calls.broadcast(peer, msg)

@@ -118,7 +118,9 @@ class Sessions:
         peer.last_seen = now
         peer.seq = 0
         peer.batch = msg.batch
-        peer.sent = peer.read = 0  # a new session: the peer counts what it reads from its Welcome on
+        peer.sent = peer.read = 0  # a new session: its connection (and what waited on it) may be new
+        peer.marks.clear()
+        peer.next_mark = config.max_queued_bytes // 4
         pages = self._gates.pages()
         self._out.send(
             identity,
@@ -135,7 +137,6 @@ class Sessions:
                 max_subscriptions=config.max_subscriptions_per_peer,
                 batch=True,
                 more=len(pages) > 1,
-                max_queued=config.max_queued_bytes,
             ),
         )
         self._gates.send_parts(peer, pages[1:])

@@ -87,7 +87,11 @@ class Peer:
     sent: int = 0
     """Bytes the broker handed the transport for it, this session (S2)."""
     read: int = 0
-    """Bytes it said it read, this session (its Ping's `read`)."""
+    """Bytes it has proven it read: `sent` when the latest mark it echoed was sent."""
+    marks: list[tuple[int, int]] = field(default_factory=list)
+    """The marks sent it and not yet echoed: (`sent` after the mark, its token), oldest first."""
+    next_mark: int = 0
+    """When `sent` reaches this, a mark goes after what was sent (`Router.mark`)."""
 
 
 @dataclass(slots=True)

@@ -96,7 +96,7 @@ class Broker:
 
     def _deliver(self, items: list[Outgoing]) -> None:
         send, router = self._transport.send_nowait, self.router
-        by_identity, budget = router.by_identity, router.config.max_queued_bytes
+        by_identity = router.by_identity
         while items:
             failed: list[Outgoing] = []
             for identity, group in _by_destination(items):
@@ -117,8 +117,8 @@ class Broker:
                     start += count
                 if peer is not None:
                     peer.sent += size
-                    if peer.sent - peer.read > budget and by_identity.get(identity) is peer:
-                        failed += router.cut_off(peer)
+                    if peer.sent >= peer.next_mark and by_identity.get(identity) is peer:
+                        failed += router.mark(peer)  # sent with the next round
             items = failed
 
     def stop(self) -> None:

@@ -102,9 +102,9 @@ class Hello(msgspec.Struct, tag="hello", tag_field="t", frozen=True):
 
 
 class Ping(msgspec.Struct, tag="ping", tag_field="t", frozen=True):
-    read: int = 0
-    """Bytes of frames this process has read from the broker since its latest Welcome: what the
-    broker sent it beyond that waits unread, and is bounded (S2, `BrokerConfig.max_queued_bytes`)."""
+    mark: int = 0
+    """The latest `Pong.mark` this process read: it has read everything the broker sent before it
+    (S2: what the broker sent after the latest mark echoed waits unread, and is bounded)."""
 
 
 class Bye(msgspec.Struct, tag="bye", tag_field="t", frozen=True):
@@ -210,9 +210,6 @@ class Welcome(msgspec.Struct, tag="welcome", tag_field="t", frozen=True):
     """This broker reads batch frames: the peer may join the messages it sends."""
     more: bool = False
     """The gate table goes on in the GateTable pages that follow (`GateTable.part`)."""
-    max_queued: int = 0
-    """Bytes the broker lets wait unread for this process: say what was read (`Ping.read`) well
-    before that; 0: a broker from before the limit."""
 
 
 class Refused(msgspec.Struct, tag="refused", tag_field="t", frozen=True):
@@ -225,6 +222,9 @@ class NeedHello(msgspec.Struct, tag="needhello", tag_field="t", frozen=True):
 
 class Pong(msgspec.Struct, tag="pong", tag_field="t", frozen=True):
     broker: str
+    mark: int = 0
+    """Nonzero: a mark in this process's stream, which it echoes at once in a Ping (`Ping.mark`),
+    proving it has read everything before it (S2). Only a reader knows it: it cannot be guessed."""
 
 
 class Invoke(msgspec.Struct, tag="invoke", tag_field="t", frozen=True):

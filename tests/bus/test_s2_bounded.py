@@ -254,14 +254,27 @@ def test_s2_a_peer_that_reads_nothing_is_cut_off_past_its_byte_budget_and_told_w
     assert bus.router.peers == ["Pub"]
 
 
-def test_s2_a_ping_says_what_the_peer_read_and_frees_its_budget() -> None:
-    bus = Bus()
+def test_s2_a_peer_proves_what_it_read_by_echoing_the_marks_sent_after_it() -> None:
+    bus = Bus(max_queued_bytes=4_000)
     bus.hello(B, "Reader")
     peer = bus.router.by_identity[B]
-    peer.sent = 5_000
-    bus.send(B, w.Ping(read=4_000))
-    assert peer.sent - peer.read == 1_000
-    bus.send(B, w.Ping(read=10))  # an older count, late: never moves it back
-    assert peer.read == 4_000
-    bus.send(B, w.Ping(read=10**12))  # more than was ever sent: only what was sent counts
-    assert peer.read == 5_000
+    peer.sent = 1_000  # as the transport counts what it sends (`Broker._deliver`)
+    first = w.decode_to_peer(only_frame(bus.router.mark(peer)))
+    peer.sent += 2_000
+    second = w.decode_to_peer(only_frame(bus.router.mark(peer)))
+    assert isinstance(first, w.Pong) and isinstance(second, w.Pong) and first.mark != second.mark
+    bus.send(B, w.Ping(mark=12345))  # a mark never sent: proves nothing
+    assert peer.read == 0
+    bus.send(B, w.Ping(mark=first.mark))
+    assert 1_000 < peer.read < 1_100 and len(peer.marks) == 1  # read up to the first mark
+    bus.send(B, w.Ping(mark=second.mark))
+    assert peer.read == peer.sent
+    peer.sent += 5_000  # nothing more echoed: past the budget, the next mark cuts it off
+    told = [w.decode_to_peer(item.frame) for item in bus.router.mark(peer)]
+    assert [m.about for m in told if isinstance(m, w.Notice)] == ["queued"] and bus.router.peers == []
+
+
+def only_frame(items: list) -> bytes:
+    assert len(items) == 1
+    frame: bytes = items[0].frame
+    return frame
