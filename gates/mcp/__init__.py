@@ -3,7 +3,7 @@
 It sits above the host (`gates.host`) and below the process runner (`gates.runner`). The light
 part, the endpoint's settings, the token and the URL (`McpSettings`, `mcp_url`, `read_mcp_token`,
 ...) loads without `mcp`, `uvicorn` or `starlette`, so the command line can use it; the server
-itself (`McpEndpoint`, `uvicorn_server`) is imported on first use.
+itself (`McpEndpoint`, `uvicorn_server` and its bounds, `HttpLimits`) is imported on first use.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ._settings import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._http import McpEndpoint, uvicorn_server
+    from ._http import HttpLimits, McpEndpoint, uvicorn_server
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
@@ -34,6 +34,7 @@ __all__ = [
     "MCP_PATH",
     "TOKEN_FILE",
     "EndpointError",
+    "HttpLimits",
     "McpEndpoint",
     "McpSettings",
     "check_bind_address",
@@ -45,7 +46,7 @@ __all__ = [
     "uvicorn_server",
 ]
 
-_HEAVY = frozenset({"McpEndpoint", "uvicorn_server"})
+_HEAVY = frozenset({"HttpLimits", "McpEndpoint", "uvicorn_server"})
 
 
 def __getattr__(name: str) -> _typing.Any:

@@ -38,11 +38,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gates.host import Host
 
+from ._limits import HttpLimits, bounded_h11
 from ._notify import SESSION_HEADER, Notifier, Sessions
 from ._server import CLIENT_GONE, ClientGone, build_server
 from ._settings import MCP_PATH, EndpointError, McpSettings, check_bind_address, is_loopback, mcp_token, mcp_url
 
-__all__ = ["McpEndpoint", "uvicorn_server"]
+__all__ = ["HttpLimits", "McpEndpoint", "uvicorn_server"]
 
 log = logging.getLogger("gates.mcp")
 
@@ -163,19 +164,22 @@ def _refuse(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "error_description": message}, status_code=status)
 
 
-def uvicorn_server(app: ASGIApp, *, lifespan: str) -> uvicorn.Server:
-    """uvicorn as the endpoint runs it: h11, no access log, no signal handling of its own.
+def uvicorn_server(app: ASGIApp, *, lifespan: str, limits: HttpLimits | None = None) -> uvicorn.Server:
+    """uvicorn as the endpoint runs it: h11 with the endpoint's bounds (S5, `_limits.py`), no access
+    log, no signal handling of its own.
 
     `bench/mcp.py` serves its baseline (the package's own server) with this too, so the two are
     measured on the same HTTP server settings.
     """
+    limits = limits or HttpLimits()
     config = uvicorn.Config(
         app,
         log_config=None,
         log_level="warning",
         access_log=False,
         lifespan=lifespan,  # type: ignore[arg-type]
-        http="h11",
+        http=bounded_h11(limits),
+        limit_concurrency=limits.max_connections + 1,  # uvicorn counts the connection that asks, too
         ws="none",
         proxy_headers=False,
         server_header=False,
