@@ -13,7 +13,6 @@ signal handling: `run_host` starts the endpoint after the gates and closes it be
 from __future__ import annotations
 
 import asyncio
-import errno
 import hmac
 import logging
 import socket
@@ -41,7 +40,16 @@ from gates.host import Host
 from ._limits import HttpLimits, bounded_h11
 from ._notify import SESSION_HEADER, Notifier, Sessions
 from ._server import CLIENT_GONE, ClientGone, build_server
-from ._settings import MCP_PATH, EndpointError, McpSettings, check_bind_address, is_loopback, mcp_token, mcp_url
+from ._settings import (
+    MCP_PATH,
+    EndpointError,
+    McpSettings,
+    check_bind_address,
+    is_loopback,
+    mcp_token,
+    mcp_url,
+    taken_message,
+)
 
 __all__ = ["HttpLimits", "McpEndpoint", "uvicorn_server"]
 
@@ -219,20 +227,14 @@ class McpEndpoint:
     scope: anyio.CancelScope
 
     @classmethod
-    async def start(cls, host: Host, config: McpSettings, task_group: anyio.abc.TaskGroup) -> McpEndpoint | None:
-        """Bind and serve in `task_group`; None if the address is taken and `http_required` is off."""
+    async def start(cls, host: Host, config: McpSettings, task_group: anyio.abc.TaskGroup) -> McpEndpoint:
+        """Bind and serve in `task_group`; `EndpointError` if the address is taken (S5: never run without it)."""
         check_bind_address(config.http_host, allow_remote=config.allow_remote_http, auth_disabled=config.auth_disabled)
         token = mcp_token(host.config.data_dir)
         try:
             sock = _bind(config.http_host, config.http_port)
         except OSError as exc:
-            where = f"{config.http_host}:{config.http_port}"
-            taken = exc.errno == errno.EADDRINUSE
-            reason = "is in use (another XIV MCP host?)" if taken else f"cannot be bound ({exc.strerror})"
-            if taken and not config.http_required:
-                log.warning("MCP endpoint not started: %s %s; pass --http HOST:PORT.", where, reason)
-                return None
-            raise EndpointError(f"The MCP endpoint's address {where} {reason}; pass --http HOST:PORT.") from exc
+            raise EndpointError(taken_message(config.http_host, config.http_port, exc)) from exc
         port = sock.getsockname()[1]
         origins, hosts = _origins_and_hosts(config.http_host, port)
         notifier = Notifier(host, idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)

@@ -9,7 +9,9 @@ across restarts, so an app configured once keeps working.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -24,12 +26,14 @@ __all__ = [
     "TOKEN_FILE",
     "EndpointError",
     "McpSettings",
+    "address_taken",
     "check_bind_address",
     "is_loopback",
     "mcp_token",
     "mcp_url",
     "parse_http_address",
     "read_mcp_token",
+    "taken_message",
 ]
 
 DEFAULT_HTTP_HOST: Final = "127.0.0.1"
@@ -51,8 +55,6 @@ class McpSettings:
     """Where the endpoint listens; port 0 picks a free one."""
     allow_remote_http: bool = False
     """Allow a non-loopback `http_host` (the endpoint then answers other machines that have the token)."""
-    http_required: bool = True
-    """False: if the address is taken, warn and run without the endpoint (the default address)."""
     auth_disabled: bool = False
     """TESTS ONLY (MCP conformance runs): serve without the bearer token. Loopback only."""
 
@@ -82,6 +84,32 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def address_taken(host: str, port: int) -> str | None:
+    """Why the endpoint could not listen at HOST:PORT, in one line that names it, or None if it can.
+
+    `xivmcp up` asks before it starts anything (S5: a host that ran without its endpoint would
+    leave AI apps talking to whatever holds the port); the host asks again when it binds."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+        except OSError as exc:
+            return taken_message(host, port, exc)
+    return None
+
+
+def taken_message(host: str, port: int, exc: OSError) -> str:
+    """What to say when the endpoint cannot bind HOST:PORT."""
+    where = f"{host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"The MCP endpoint's address {where} is in use (another XIV MCP host? `xivmcp status` shows it): "
+            f"stop what holds port {port}, or pass --http 127.0.0.1:0 for a free port, or --no-mcp."
+        )
+    return f"The MCP endpoint's address {where} cannot be bound ({exc.strerror}); pass --http HOST:PORT."
 
 
 def check_bind_address(host: str, *, allow_remote: bool, auth_disabled: bool) -> None:
