@@ -17,6 +17,7 @@ from ._settings import (
     TOKEN_FILE,
     EndpointError,
     McpSettings,
+    TokenFile,
     address_taken,
     check_bind_address,
     is_loopback,
@@ -24,6 +25,7 @@ from ._settings import (
     mcp_url,
     parse_http_address,
     read_mcp_token,
+    rotate_mcp_token,
 )
 
 if _typing.TYPE_CHECKING:
@@ -38,6 +40,7 @@ __all__ = [
     "HttpLimits",
     "McpEndpoint",
     "McpSettings",
+    "TokenFile",
     "address_taken",
     "check_bind_address",
     "is_loopback",
@@ -45,6 +48,7 @@ __all__ = [
     "mcp_url",
     "parse_http_address",
     "read_mcp_token",
+    "rotate_mcp_token",
     "uvicorn_server",
 ]
 

@@ -44,9 +44,9 @@ from ._settings import (
     MCP_PATH,
     EndpointError,
     McpSettings,
+    TokenFile,
     check_bind_address,
     is_loopback,
-    mcp_token,
     mcp_url,
     taken_message,
 )
@@ -82,9 +82,9 @@ def _security(bind_host: str, hosts: list[str], origins: list[str]) -> Transport
 class _Guard:
     """Origin and bearer token first; then watch each POST's client, and track GET streams and DELETEs."""
 
-    def __init__(self, app: ASGIApp, *, token: str | None, origins: list[str], sessions: Sessions) -> None:
+    def __init__(self, app: ASGIApp, *, token: TokenFile | None, origins: list[str], sessions: Sessions) -> None:
         self.app = app
-        self._token = token.encode() if token is not None else None
+        self._token = token
         self._origins = frozenset(origins)
         self._sessions = sessions
 
@@ -123,7 +123,7 @@ class _Guard:
     def _authorized(self, header: str | None) -> bool:
         assert self._token is not None
         scheme, _, credentials = (header or "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip().encode(), self._token)
+        return scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip().encode(), self._token.current())
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Read the body, then serve it while watching for the client to go away (uvicorn does not cancel)."""
@@ -230,7 +230,7 @@ class McpEndpoint:
     async def start(cls, host: Host, config: McpSettings, task_group: anyio.abc.TaskGroup) -> McpEndpoint:
         """Bind and serve in `task_group`; `EndpointError` if the address is taken (S5: never run without it)."""
         check_bind_address(config.http_host, allow_remote=config.allow_remote_http, auth_disabled=config.auth_disabled)
-        token = mcp_token(host.config.data_dir)
+        token = TokenFile(host.config.data_dir)  # made on first start; `xivmcp token rotate` takes effect at once
         try:
             sock = _bind(config.http_host, config.http_port)
         except OSError as exc:

@@ -4,20 +4,23 @@ Light on purpose: no MCP, HTTP or server import here, so the command line (`xivm
 can use it without loading the MCP front (`gates.mcp` imports the server only when asked for it).
 
 The token is created on the host's first start as ``DATA_DIR/token`` (mode 0600) and kept
-across restarts, so an app configured once keeps working.
+across restarts, so an app configured once keeps working. `xivmcp token rotate` replaces it
+(`rotate_mcp_token`), and a running host takes the new one at its next request (`TokenFile`):
+a token that got out stops working at once, without a restart that would end every session.
 """
 
 from __future__ import annotations
 
 import errno
 import ipaddress
+import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from gates.contract import XivMcpError
-from gates.datadir import read_secret, secret
+from gates.datadir import new_secret, read_secret, secret
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
@@ -26,6 +29,7 @@ __all__ = [
     "TOKEN_FILE",
     "EndpointError",
     "McpSettings",
+    "TokenFile",
     "address_taken",
     "check_bind_address",
     "is_loopback",
@@ -33,6 +37,7 @@ __all__ = [
     "mcp_url",
     "parse_http_address",
     "read_mcp_token",
+    "rotate_mcp_token",
     "taken_message",
 ]
 
@@ -139,3 +144,38 @@ def read_mcp_token(data_dir: Path) -> str:
 def mcp_token(data_dir: Path) -> str:
     """The token, created (readable by this user only) on first start and reused after."""
     return secret(data_dir / TOKEN_FILE, "MCP token")
+
+
+def rotate_mcp_token(data_dir: Path) -> str:
+    """A new token in place of the old one; a running host takes it at its next request."""
+    return new_secret(data_dir / TOKEN_FILE)
+
+
+class TokenFile:
+    """The token as the endpoint checks it: the file's current value, read again when the file
+    changed (one `stat` a request), so `xivmcp token rotate` takes effect at once. A file gone or
+    empty leaves the last token in force: the endpoint never opens for want of a token."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / TOKEN_FILE
+        self._value = mcp_token(data_dir).encode()
+        self._seen = self._stamp()
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def current(self) -> bytes:
+        stamp = self._stamp()
+        if stamp is not None and stamp != self._seen:
+            self._seen = stamp
+            try:
+                value = self.path.read_text(encoding="utf-8").strip()
+            except OSError:
+                value = ""
+            if value:
+                self._value = value.encode()
+        return self._value
