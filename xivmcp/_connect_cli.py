@@ -185,6 +185,15 @@ def token_destination(url: str, data_dir: Path) -> bool:
     return running is not None and running.mcp == url
 
 
+def check_guarded(url: str, token: str | None, data_dir: Path, timeout: float = CHECK_SECONDS) -> tuple[bool, str]:
+    """`check_endpoint`, with the token only if `url` is the data dir's host (S5: never to an
+    unknown listener); elsewhere without it, and the message says the token was held back."""
+    if token_destination(url, data_dir):
+        return check_endpoint(url, token, timeout)
+    answers, message = check_endpoint(url, None, timeout, data_dir=data_dir)
+    return answers and token is None, message
+
+
 def check_endpoint(
     url: str, token: str | None, timeout: float = CHECK_SECONDS, *, data_dir: Path | None = None
 ) -> tuple[bool, str]:
@@ -264,11 +273,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
         found = configured_in(paths(), url)
         where = f" (already set up in {', '.join(map(str, found))})" if found else ""
         print(f"\n== {title}{where}\n{snippet(url, auth)}")
-    if token_destination(url, Path(args.data_dir)):
-        answers, message = check_endpoint(url, token)
-    else:  # S5: never to an unknown listener
-        answers, message = check_endpoint(url, None, data_dir=Path(args.data_dir))
-        answers = answers and token is None
+    answers, message = check_guarded(url, token, Path(args.data_dir))
     print(f"\n{message}")
     return 0 if answers else 1
 

@@ -26,10 +26,16 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("XIVMCP_")}
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    """`xivmcp ARGS` to its end; killed by pid, and the test failed, if it runs on."""
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`xivmcp ARGS` to its end (`env`: added to an environment without XIVMCP_*); killed by pid,
+    and the test failed, if it runs on."""
     proc = subprocess.Popen(
-        xivmcp_argv(*args), cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        xivmcp_argv(*args),
+        cwd=ROOT,
+        env={**_env(), **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         out, err = proc.communicate(timeout=RUN)
@@ -104,11 +110,24 @@ def test_s5_connect_never_sends_the_token_to_a_listener_its_data_dir_does_not_na
         done = run("connect", "claude-code", "--data-dir", str(tmp_path), "--http", f"127.0.0.1:{listener.port}")
     finally:
         listener.close()
-    assert b"initialize" in listener.received or listener.received == b""  # it may have been asked, tokenless
+    assert listener.received.startswith(b"POST /mcp ")  # asked, as a check, but tokenless
     assert token.encode() not in listener.received
     assert done.returncode == 1
     assert "so the token was not sent" in done.stdout and f"xivmcp up --data-dir {tmp_path}" in done.stdout
     assert "Keep the token out of project files" in done.stdout  # the snippet for .mcp.json warns
+
+
+def test_s5_status_never_sends_the_token_to_the_listener_xivmcp_http_names(tmp_path: Path) -> None:
+    token = "the-players-own-token"
+    (tmp_path / "token").write_text(token)
+    listener = Listener()
+    try:
+        http = {"XIVMCP_HTTP": f"127.0.0.1:{listener.port}"}
+        done = run("status", "--bus", free_endpoint(), "--data-dir", str(tmp_path), env=http)
+    finally:
+        listener.close()
+    assert listener.received.startswith(b"POST /mcp ") and token.encode() not in listener.received
+    assert "so the token was not sent" in done.stdout
 
 
 def test_s5_token_rotate_replaces_the_token_and_the_running_host_takes_it_at_once(tmp_path: Path) -> None:
