@@ -164,3 +164,10 @@ def test_check_exits_2_with_one_line_when_the_plugin_ends_at_start(tmp_path: Pat
         "xivmcp check: tests/check/plugins/crashing_plugin.py ended (exit 1) before registering a tool: "
         "crashing_plugin: its settings file is missing; nothing was registered."
     )
+
+
+def test_b8_check_runs_the_plugin_with_a_data_dir_that_holds_no_player_key(tmp_path: Path) -> None:
+    run = run_check_cli(tmp_path, "tests/check/plugins/peeking_plugin.py", last=None)
+    assert run.code == 2
+    assert "peeking_plugin: the data dir holds [" in run.stderr
+    assert "player.key" not in run.stderr and "token" not in run.stderr

@@ -345,3 +345,41 @@ async def test_the_sample_starts_farm_then_report_and_the_player_follows_it(tmp_
         listing = await anyio.run_process(system.cli("jobs"), check=False)
     assert done.returncode == 0 and b"report: echo" in done.stdout and b"[done]" in done.stdout
     assert f"{job_id}: Farm, then report (My Plugin) [completed]".encode() in listing.stdout
+
+
+async def test_b7_each_plugin_has_its_own_bound_of_jobs_and_bytes_and_names_resolve_within_the_owner(
+    tmp_path: Path,
+) -> None:
+    async with (
+        inprocess_host(tmp_path) as (endpoint, host),
+        plugin_peer(endpoint, "TestPeer") as plugin,
+        plugin_peer(endpoint, "Other") as other,
+    ):
+        player = await setup(plugin, tmp_path, ("testpeer_look", None))
+        await other.register("other_look", readOnly=True)
+        await player.enable("Other")
+        host.jobs.room.max_jobs = 2  # the bounds are 1,000 jobs and 16 MiB: small here, to reach them
+        waiting = [{"tool": "wait", "args": {"seconds": 60}}]
+        document = json.dumps({"name": "mine", "steps": waiting})
+        first = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        await ok(plugin.pi, "StartJob", "TestPeer", document)
+        assert await refused(plugin.pi, "StartJob", "TestPeer", document) == (
+            "TestPeer keeps 2 jobs (at most 2 each) and none of them has finished; cancel some first "
+            "(CancelJob), or wait for them to finish."
+        )
+        assert (await ok(other.pi, "StartJob", "Other", document))["job"]["owner"] == "Other"  # not crowded out
+        await ok(plugin.pi, "CancelJob", first["id"])
+        await until(host, first["id"], state(JobState.CANCELLED))
+        third = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]  # its oldest finished job made room
+        assert first["id"] not in [j.id for j in host.jobs.listing()]
+        # a job the assistant names like the plugin's own does not hide it from the plugin
+        assistants = await start(player, "mine (TestPeer)", *waiting)
+        assert (await ok(plugin.pi, "GetJob", "mine (TestPeer)"))["job"]["id"] == third["id"]
+        assert await refused(other.pi, "GetJob", "mine (TestPeer)") == "No job 'mine (TestPeer)' of yours."
+        host.jobs.room.max_jobs, host.jobs.room.max_bytes = 100, 1
+        error = await refused(other.pi, "StartJob", "Other", document)
+        assert error.startswith("Other keeps jobs whose documents take") and "MiB" in error
+        for job in host.jobs.listing():
+            if job.state is not JobState.CANCELLED:
+                host.jobs.cancel(job)
+        await until(host, assistants, state(JobState.CANCELLED))
