@@ -179,6 +179,11 @@ class CheckSession:
                 await session._leave_app()
                 tg.cancel_scope.cancel()
 
+    @property
+    def pi(self) -> broker.PluginInterface:
+        """The check's own peer (`XivMcpCheck`): the player, and a process that is not XIV MCP."""
+        return self._pi
+
     async def send(self, command: Command[R]) -> R:
         """One player command; its reply, or CheckAbortedError with the host's message."""
         try:
