@@ -5,9 +5,14 @@ The low-level `Server` with one in-process tool, `echo` (it returns its `text` a
 TextContent), mounted with `StreamableHTTPSessionManager(json_response=True)` in Starlette and
 served by uvicorn exactly as our host serves its endpoint (`gates.mcp.uvicorn_server`), with the
 same Host / Origin checks. With `--bus`, `echo` first makes the plugin path's bus round trip
-(`RawPlugin.XivMcp.Invoke` of `rawplugin_echo`): bench.mcp's `sdk_bus` target.
+(`rawplugin_echo` through an Invoke gate): bench.mcp's `sdk_bus` target.
 
-`role_baseline_server` is the role `python -m bench.mcp --role baseline-server`.
+RawPlugin keeps its own Invoke for XIV MCP (S1), so the bench's peers make that round trip to
+`BenchEcho.XivMcp.Invoke` instead: RawPlugin's very handler, served by a process of its own for
+every caller (`role_echo_peer`), with the same signature and payloads.
+
+`role_baseline_server` is the role `python -m bench.mcp --role baseline-server`, `role_echo_peer`
+the role `echo-peer`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,30 @@ from typing import Any
 from ._mcp_client import MCP_PATH
 from ._proc import on_stdin_eof, report
 from ._profile import profiled
+
+ECHO_PEER = "BenchEcho"
+ECHO_GATE = f"{ECHO_PEER}.XivMcp.Invoke"
+"""RawPlugin's Invoke handler, open to the bench's peers (RawPlugin's own answers XIV MCP alone)."""
+
+
+def role_echo_peer(args: argparse.Namespace) -> None:
+    """`ECHO_GATE`, served by `plugins_sample.raw_gates.RawPlugin.invoke` for every caller; reports
+    ready once the broker holds the gate."""
+    import anyio
+
+    import broker
+    from plugins_sample.raw_gates import RawPlugin
+
+    async def main() -> None:
+        async with broker.connect(args.bus, ECHO_PEER) as pi, anyio.create_task_group() as tg:
+            provider = pi.get_ipc_provider(ECHO_GATE, params=(str, str, str), returns=str)
+            provider.register_func(RawPlugin(pi, tg).invoke)
+            await pi.flush()
+            report("ready", ECHO_GATE)
+            await anyio.sleep_forever()
+
+    with profiled(args.profile, args.role):
+        asyncio.run(main())
 
 
 def role_baseline_server(args: argparse.Namespace) -> None:
@@ -50,7 +79,7 @@ def role_baseline_server(args: argparse.Namespace) -> None:
         if params.name != "echo":
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:80]!r}")
         text = (params.arguments or {}).get("text")
-        if invoke is not None:  # sdk_bus: the text comes back from RawPlugin
+        if invoke is not None:  # sdk_bus: the text comes back from RawPlugin's handler
             reply = await invoke.invoke_func("bench", "rawplugin_echo", json.dumps(params.arguments or {}))
             text = json.loads(reply)["result"]["echo"].get("text")
         return types.CallToolResult(content=[types.TextContent(text=text if isinstance(text, str) else "")])
@@ -92,7 +121,7 @@ def role_baseline_server(args: argparse.Namespace) -> None:
         bus = broker.connect(args.bus, "BenchSdkBus") if args.bus else contextlib.nullcontext(None)
         async with manager.run(), bus as pi:
             if pi is not None:
-                invoke = pi.get_ipc_subscriber("RawPlugin.XivMcp.Invoke")
+                invoke = pi.get_ipc_subscriber(ECHO_GATE)
             await userver.startup(sockets=[sock])
             report("ready", f"http://127.0.0.1:{port}{MCP_PATH}")
             await userver.main_loop()

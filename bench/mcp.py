@@ -16,12 +16,14 @@ every round, and all measured by THE SAME load generator:
   goes HTTP -> host -> broker -> plugin and back; the host also reads the game around each call
   (`python -m xivmcp game` runs beside it, as `xivmcp up` starts it), to judge its side effects;
 * sdk_bus:  the baseline server again, whose `echo` makes the plugin path's bus round trip
-  (`RawPlugin.XivMcp.Invoke` of `rawplugin_echo`, as a peer of its own) before it answers: what
+  (`rawplugin_echo` through an Invoke gate, as a peer of its own) before it answers: what
   awaiting one bus round trip inside an HTTP request costs the SDK's own server, with no host.
 
-With the plugin measured, a peer of its own then calls `RawPlugin.XivMcp.Invoke` directly with the
-same payload, sequentially: the bare bus round trip (`bus_median_us`), for the issue 10/10 target
-`plugin_median_us <= core_median_us + 1.2 x bus_median_us`. `plugin - sdk_bus` is what the host's
+RawPlugin's own Invoke answers XIV MCP alone (S1), so the bench's peers call
+`BenchEcho.XivMcp.Invoke`: RawPlugin's Invoke handler in a process of its own, open to them
+(`_sdk_server.role_echo_peer`). With the plugin measured, a peer of its own then calls it
+directly with the same payload, sequentially: the bare bus round trip (`bus_median_us`), for the
+issue 10/10 target `plugin_median_us <= core_median_us + 1.2 x bus_median_us`. `plugin - sdk_bus` is what the host's
 own plugin path adds beyond what the SDK's server pays for the same round trip.
 
 The load generator is a child process too, on raw HTTP/1.1 keep-alive connections with no HTTP
@@ -64,7 +66,7 @@ from ._mcp_client import PROTOCOL_VERSION, Load, generate_load, phase_failsafe
 from ._proc import Children, report, write_pid_files
 from ._profile import profile_option, profiled
 from ._report import Column, Field, environment, environment_line, flatten, ratio, rounds_note, table
-from ._sdk_server import role_baseline_server
+from ._sdk_server import ECHO_GATE, role_baseline_server, role_echo_peer
 from ._stats import CallerFigures, combine_callers, interleaved_rounds, ratios_by_round, sequential_figures
 from ._system import start_broker, start_game, start_host, start_raw_plugin, wait_for_token
 
@@ -108,7 +110,7 @@ def role_loadgen(args: argparse.Namespace) -> None:
 
 
 def role_bus_client(args: argparse.Namespace) -> None:
-    """The bare bus round trip the plugin path makes: `RawPlugin.XivMcp.Invoke` of `rawplugin_echo`
+    """The bare bus round trip the plugin path makes: an Invoke of `rawplugin_echo` (`ECHO_GATE`)
     with the load generator's payload, called by a peer of its own, sequentially."""
     import broker
 
@@ -116,7 +118,7 @@ def role_bus_client(args: argparse.Namespace) -> None:
 
     async def main() -> list[int]:
         async with broker.connect(args.bus, "BenchBusClient") as pi:
-            invoke = pi.get_ipc_subscriber("RawPlugin.XivMcp.Invoke")
+            invoke = pi.get_ipc_subscriber(ECHO_GATE)
             for i in range(args.warmup):
                 await invoke.invoke_func(f"w{i}", "rawplugin_echo", payload)
             times: list[int] = []
@@ -174,6 +176,8 @@ def run_host(args: argparse.Namespace, targets: Sequence[str]) -> dict[str, Call
         wait_for_token(data_dir, READY_TIMEOUT)  # the load generator reads it from the file
         if any(t in targets for t in ON_THE_BUS):
             start_raw_plugin(children, bus, READY_TIMEOUT, profile=args.profile)
+            echo = children.start("echo-peer", "--bus", bus, *profile_option(args.profile))
+            echo.expect("ready", READY_TIMEOUT)
         if args.pid_dir:  # for py-spy: `py-spy record --pid $(cat DIR/host.pid) …`
             write_pid_files(args.pid_dir, {child.role: child.pid for child in children.running()})
         for target in ("core", "plugin"):
@@ -285,7 +289,7 @@ def render(summary: dict[str, Any], elapsed: float) -> str:
     if summary.get("plugin_path_limit_us") is not None:
         verdict = "ok" if summary["plugin_path_ok"] else "MISSED"
         lines.append(
-            f"bare bus round trip (RawPlugin.XivMcp.Invoke, same payload) = {summary['bus_median_us']:.1f} us; "
+            f"bare bus round trip (an Invoke of rawplugin_echo, same payload) = {summary['bus_median_us']:.1f} us; "
             f"plugin median {summary['plugin_median_us']:.1f} us <= core + {PLUGIN_PATH_FACTOR} x bus = "
             f"{summary['plugin_path_limit_us']:.1f} us: {verdict} (the host adds {summary['host_adds_us']:.1f} us "
             "beyond one bus round trip)"
@@ -343,6 +347,7 @@ ROLES: dict[str, Callable[[argparse.Namespace], None]] = {
     "baseline-server": role_baseline_server,
     "loadgen": role_loadgen,
     "bus-client": role_bus_client,
+    "echo-peer": role_echo_peer,
 }
 
 

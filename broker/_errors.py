@@ -80,7 +80,17 @@ class IpcPeerLeftError(IpcError):
 
 class IpcRefusedError(IpcError):
     """Raised when the broker refuses a request: a gate outside the caller's prefix,
-    a name that is taken or malformed, a payload over the limit, too many calls in flight."""
+    a name that is taken or malformed, a payload over the limit, too many calls in flight;
+    or when a provider refuses a caller its gate does not answer (`for_caller`)."""
+
+    @classmethod
+    def for_caller(cls, gate: str, kind: str, caller: str, callers: frozenset[str]) -> IpcRefusedError:
+        what = "method" if kind == "func" else "action"
+        names = " or ".join(sorted(callers)) or "no process"
+        return cls(
+            f"IPC {what} {gate} answers only {names}; {caller} called it and nothing ran. Its provider "
+            f"keeps it for {names}: call a gate it opens to every process instead."
+        )
 
 
 class IpcDisconnectedError(IpcError):

@@ -9,6 +9,7 @@ subscriptions and the mirror. An `invoke_func` is one step from the call it make
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -44,13 +45,18 @@ class CallGateProvider:
         self._link = link
         self._mirror = mirror
 
-    def register_func(self, handler: Handler) -> None:
+    def register_func(self, handler: Handler, *, callers: Iterable[str] | None = None) -> None:
         """Serve this gate's func with `handler` (sync or async); raises `IpcRefusedError` if this
-        process already provides as many gates as the bus allows."""
-        self._serving.set_slot(self.name, "func", Slot(handler, self.params, self.returns))
+        process already provides as many gates as the bus allows.
 
-    def register_action(self, handler: Handler) -> None:
-        self._serving.set_slot(self.name, "action", Slot(handler, self.params, None))
+        With `callers` (InternalNames), the gate answers only those processes: any other caller
+        gets `IpcRefusedError` and `handler` does not run. The caller's name is the one the
+        broker knows it by, so no process can pass for another."""
+        self._serving.set_slot(self.name, "func", Slot(handler, self.params, self.returns, _only(callers)))
+
+    def register_action(self, handler: Handler, *, callers: Iterable[str] | None = None) -> None:
+        """Serve this gate's action with `handler`; `callers` as for `register_func`."""
+        self._serving.set_slot(self.name, "action", Slot(handler, self.params, None, _only(callers)))
 
     def unregister_func(self) -> None:
         self._serving.set_slot(self.name, "func", None)
@@ -71,6 +77,14 @@ class CallGateProvider:
     def subscription_count(self) -> int:
         info = self._mirror.gate(self.name)
         return 0 if info is None else info.subscriptions
+
+
+def _only(callers: Iterable[str] | None) -> frozenset[str] | None:
+    if callers is None:
+        return None
+    if isinstance(callers, str):  # register_func(h, callers="XivMcp") would allow "X", "i", "v", …
+        raise TypeError(f"callers takes a collection of InternalNames, such as callers=({callers!r},), not a str.")
+    return frozenset(callers)
 
 
 class CallGateSubscriber:

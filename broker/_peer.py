@@ -3,7 +3,7 @@
     async with connect("tcp://127.0.0.1:37520", "MyPlugin") as pi:
         version = await pi.get_ipc_subscriber("XivMcp.ApiVersion").invoke_func()
         prov = pi.get_ipc_provider("MyPlugin.XivMcp.Invoke", params=(str, str, str), returns=str)
-        prov.register_func(handler)          # sync or async
+        prov.register_func(handler, callers=("XivMcp",))   # sync or async; others are refused
 
 A `PluginInterface` keeps one connection to the broker, a mirror of the broker's gate table
 (so `has_function()` and `subscription_count` answer without a round trip), and everything this

@@ -5,7 +5,8 @@
 Welcome (`restore`). For an Invoke it checks the arguments against the registered signature,
 runs the handler (sync or async) in the caller's context (`current_caller`), checks the result
 and sends the Reply. A handler's exception becomes an error Reply, never an exception in the
-frame loop.
+frame loop. A slot registered for given callers answers anyone else with `IpcRefusedError`
+before it decodes a single argument: the caller's name is the broker's, carried by every Invoke.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ three checks (its last an ABC `isinstance`), on every call a sync handler answer
 
 @dataclass(slots=True)
 class Slot:
-    """A func or action this process serves: its handler and its declared signature."""
+    """A func or action this process serves: its handler, its declared signature, and the only
+    processes it answers (None: every process)."""
 
     handler: Handler
     params: tuple[str, ...]
     returns: str | None
+    callers: frozenset[str] | None = None
 
 
 @dataclass(slots=True)
@@ -92,6 +95,9 @@ class Serving:
         slot = None if provided is None else (provided.func if msg.kind == "func" else provided.action)
         if slot is None:
             self._reply_error(msg.id, IpcNotReadyError.for_gate(msg.gate, msg.kind))
+            return
+        if slot.callers is not None and msg.caller not in slot.callers:
+            self._reply_error(msg.id, IpcRefusedError.for_caller(msg.gate, msg.kind, msg.caller, slot.callers))
             return
         payload = msg.payload
         try:

@@ -2,7 +2,8 @@
 
     python -m plugins_sample.raw_gates --bus tcp://127.0.0.1:37520
 
-It provides `RawPlugin.XivMcp.Invoke` and `RawPlugin.XivMcp.Cancel` itself, and registers on
+It provides `RawPlugin.XivMcp.Invoke` and `RawPlugin.XivMcp.Cancel` itself, for XIV MCP alone
+(`callers=("XivMcp",)`: the framework refuses every other process), and registers on
 `XivMcp.Ready` (and at start if XIV MCP is already up) by calling `XivMcp.RegisterTool`:
 
 * `rawplugin_echo` (read-only): replies `{"result": …}` at once with the arguments it got;
@@ -120,10 +121,13 @@ def main() -> None:
     async def serve() -> None:
         async with connect(args.bus, NAME) as pi, anyio.create_task_group() as tg:
             plugin = RawPlugin(pi, tg)
+            # callers: only XIV MCP may invoke or cancel; any other process is refused, nothing runs.
             pi.get_ipc_provider(f"{NAME}.XivMcp.Invoke", params=(str, str, str), returns=str).register_func(
-                plugin.invoke
+                plugin.invoke, callers=("XivMcp",)
             )
-            pi.get_ipc_provider(f"{NAME}.XivMcp.Cancel", params=(str,)).register_action(plugin.cancel)
+            pi.get_ipc_provider(f"{NAME}.XivMcp.Cancel", params=(str,)).register_action(
+                plugin.cancel, callers=("XivMcp",)
+            )
             pi.get_ipc_subscriber("XivMcp.Ready").subscribe(plugin.register)
             pi.get_ipc_subscriber("XivMcp.Disposing").subscribe(plugin.disposing)
             if pi.get_ipc_subscriber("XivMcp.IsReady").has_function():

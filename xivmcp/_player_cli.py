@@ -24,7 +24,7 @@ import msgspec
 
 from broker import PluginInterface, connect
 from game import GameClient, GameError
-from gates.contract import Answer
+from gates.contract import HOST_NAME, Answer
 from gates.player import (
     JOB_ACTIONS,
     PLAYER_HELLO_GATE,
@@ -370,5 +370,6 @@ def _tell_the_player(pi: PluginInterface) -> str:
             case ProgressEvent(text=line):
                 print_err(f"progress: {line}")
 
-    pi.get_ipc_provider(gate, params=(str,)).register_action(on_event)
+    # The host's alone (S1): a plugin that calls it is refused, and prints nothing here.
+    pi.get_ipc_provider(gate, params=(str,)).register_action(on_event, callers=(HOST_NAME,))
     return gate

@@ -53,6 +53,7 @@ class Rule(StrEnum):
     PROGRESS_CUT = "progress_cut"
     REGISTERED_AFTER_START = "registered_after_start"
     OUTPUT_SCHEMA_NOT_PASSED = "output_schema_not_passed"
+    OPEN_PRIVATE_GATE = "open_private_gate"
 
 
 class Finding(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -34,6 +34,7 @@ from gates.testing import Process, XivMcpSystem
 
 from ._arguments import invalid_arguments, valid_arguments
 from ._definitions import OfferedDefinition, judge_definition, judge_output_schemas, judge_refusals
+from ._private_gates import probe_private_gates
 from ._report import Check, CheckReport, Finding, Rule, Severity, ToolChecked
 from ._session import CheckSession, read_records
 from ._verdicts import judge_call
@@ -162,6 +163,7 @@ async def _check(
         if await session.card(plugin) is not None:
             await session.enable(plugin)
         run.add_findings(judge_refusals(read_records(record)))
+        run.add_findings(await probe_private_gates(session.pi, plugin))
         queue = await session.offered(plugin)
         while queue:
             await run.check_tool(queue.pop(0))

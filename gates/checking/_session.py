@@ -179,6 +179,11 @@ class CheckSession:
                 await session._leave_app()
                 tg.cancel_scope.cancel()
 
+    @property
+    def pi(self) -> broker.PluginInterface:
+        """The check's own peer (`XivMcpCheck`): the player, and a process that is not XIV MCP."""
+        return self._pi
+
     async def send(self, command: Command[R]) -> R:
         """One player command; its reply, or CheckAbortedError with the host's message."""
         try:
@@ -305,7 +310,9 @@ class CheckSession:
     async def _run_app(self, app: _App, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         try:
             async with broker.connect(self._system.endpoint, app.name) as pi:
-                pi.get_ipc_provider(app.events_gate, params=(str,)).register_action(self._on_event)
+                pi.get_ipc_provider(app.events_gate, params=(str,)).register_action(
+                    self._on_event, callers=(HOST_NAME,)
+                )
                 await pi.flush()  # the broker holds the gate before the host is told to use it
                 app.player = PlayerClient.for_data_dir(pi, self._system.data_dir)
                 task_status.started()

@@ -15,9 +15,10 @@
 come from the function (`_plugin`, `_tool`); `Listing` returns a list with its counts, paged.
 `XivMcpClient` is the Python counterpart of the contract's `XivMcpClient.cs`, for code ported
 from C# or written against the definitions themselves: it provides your
-`<InternalName>.XivMcp.Invoke` and `.Cancel` gates, registers your tools whenever XIV MCP says
-`Ready`, and stops running calls on `Disposing`. The kit imports the bus and the contract only:
-no host, no MCP, no sqlite3, so a plugin starts fast and cannot reach into the host.
+`<InternalName>.XivMcp.Invoke` and `.Cancel` gates (which answer XIV MCP alone), registers your
+tools whenever XIV MCP says `Ready`, and stops running calls on `Disposing`. The kit imports the
+bus and the contract only: no host, no MCP, no sqlite3, so a plugin starts fast and cannot reach
+into the host.
 """
 
 from gates.contract import HostReplyError, JobInfo, JobState, JobStep, StepState, ToolDefinition

@@ -6,7 +6,7 @@
         mcp.add_long_running_tool(definition, farm)      # async def farm(call: McpCall) -> object
         await anyio.sleep_forever()
 
-It provides `<InternalName>.XivMcp.Invoke` and `.Cancel`, registers every tool whenever XIV
+It provides `<InternalName>.XivMcp.Invoke` and `.Cancel` (for XIV MCP alone), registers every tool whenever XIV
 MCP says `Ready` (so again after each host restart), stops running calls on `Disposing`, and
 turns a handler's `McpToolError` into its message and any other exception into
 "TypeName: message". It works whether or not the host is running.
@@ -29,6 +29,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from broker import IpcError, PluginInterface, connect
 from gates.contract import (
     API_VERSION,
+    HOST_NAME,
     MANIFEST_GATE,
     DeclaredTool,
     DependencyDeclaration,
@@ -122,11 +123,13 @@ class XivMcpClient(JobsMixin):
             send, receive = anyio.create_memory_object_stream[tuple[str, str]](1000)
             self._progress_send = send
             tg.start_soon(self._send_progress, receive)
+            # Invoke and Cancel are XIV MCP's alone (S1): any other process is refused by the
+            # framework, and nothing runs (past the player's modes, approvals and audit).
             pi.get_ipc_provider(
                 plugin_gate(self.internal_name, PluginGate.INVOKE), params=(str, str, str), returns=str
-            ).register_func(self._on_invoke)
+            ).register_func(self._on_invoke, callers=(HOST_NAME,))
             pi.get_ipc_provider(plugin_gate(self.internal_name, PluginGate.CANCEL), params=(str,)).register_action(
-                self._on_cancel
+                self._on_cancel, callers=(HOST_NAME,)
             )
             pi.get_ipc_subscriber(Message.READY).subscribe(self._on_ready)
             pi.get_ipc_subscriber(Message.DISPOSING).subscribe(self._on_disposing)

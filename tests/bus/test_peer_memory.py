@@ -155,3 +155,38 @@ async def test_a_provider_that_leaves_fails_the_call_it_was_serving(bus: MemoryB
             assert (await caller.broker_stats()).pending_calls == 0
     assert [str(e) for e in failures] == ["Prov left the bus during the call to Prov.Slow (Prov disconnected)."]
     assert changes == [("Prov", True), ("Prov", False)] and not gate.has_function()
+
+
+async def test_s1_a_gate_kept_for_its_callers_refuses_any_other_and_runs_nothing(bus: MemoryBroker) -> None:
+    # SPEC: S1 - the refusal comes from the provider's side, before a single argument is decoded
+    ran: list[str] = []
+    async with bus.connect("Prov") as prov, bus.connect("Host") as host, bus.connect("Evil") as evil:
+        prov.get_ipc_provider("Prov.Invoke", params=(str,), returns=str).register_func(
+            lambda text: ran.append(f"invoke {text}") or "done", callers=("Host",)
+        )
+        prov.get_ipc_provider("Prov.Cancel", params=(str,)).register_action(
+            lambda text: ran.append(f"cancel {text}"), callers=("Host",)
+        )
+        with anyio.fail_after(WAIT):
+            await evil.get_ipc_subscriber("Prov.Cancel").wait_ready("action")
+            with pytest.raises(broker.IpcRefusedError) as refused:
+                await evil.get_ipc_subscriber("Prov.Invoke").invoke_func("buy 99")
+            assert str(refused.value) == (
+                "IPC method Prov.Invoke answers only Host; Evil called it and nothing ran. Its provider keeps "
+                "it for Host: call a gate it opens to every process instead."
+            )
+            with pytest.raises(broker.IpcRefusedError, match="^IPC action Prov.Cancel answers only Host; Evil"):
+                await evil.get_ipc_subscriber("Prov.Cancel").invoke_action("c1")
+            with pytest.raises(broker.IpcRefusedError, match="answers only Host; Evil called it"):
+                await evil.get_ipc_subscriber("Prov.Invoke").invoke_func(7)  # refused before its arguments
+            assert ran == []
+            assert await host.get_ipc_subscriber("Prov.Invoke").invoke_func("buy 1") == "done"
+            await host.get_ipc_subscriber("Prov.Cancel").invoke_action("c1")
+    assert ran == ["invoke buy 1", "cancel c1"]
+
+
+async def test_s1_callers_takes_names_not_one_string(bus: MemoryBroker) -> None:
+    # SPEC: S1 - callers="Host" would let "H", "o", "s" and "t" call the gate
+    async with bus.connect("Prov") as prov:
+        with pytest.raises(TypeError, match=r"callers=\('Host',\), not a str"):
+            prov.get_ipc_provider("Prov.Invoke").register_func(lambda: None, callers="Host")

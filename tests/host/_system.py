@@ -215,10 +215,12 @@ class TestPlugin:
         self._invoked, self._invokes = anyio.create_memory_object_stream[tuple[str, str, str]](100)
         self._cancelled, self._cancels = anyio.create_memory_object_stream[str](100)
         pi.get_ipc_provider(f"{self.name}.XivMcp.Invoke", params=(str, str, str), returns=str).register_func(
-            self._invoke
+            self._invoke, callers=("XivMcp",)
         )
         if cancel_gate:
-            pi.get_ipc_provider(f"{self.name}.XivMcp.Cancel", params=(str,)).register_action(self._cancel)
+            pi.get_ipc_provider(f"{self.name}.XivMcp.Cancel", params=(str,)).register_action(
+                self._cancel, callers=("XivMcp",)
+            )
 
     async def wait_provided(self) -> None:
         """Wait until the broker lists this plugin's Invoke gate (the host can call it)."""

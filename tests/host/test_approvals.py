@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,19 +39,29 @@ def approvals(clock: ManualClock, audit: AuditLog) -> Approvals:
 
 DURING = ApprovalKind.DURING_CALL
 TAG = "0f0f0f"
+ID = re.compile(r"a[0-9a-f]{16}-[0-9a-f]{6}")
+"""An approval id: 64 random bits, then the host process's tag (S1, B5)."""
 
 
 def ask(approvals: Approvals, summary: str = "Repair for 3,200 gil") -> Approval:
     return approvals.request(DURING, "c1", "MyPlugin", "myplugin_repair", ("spend_gil",), summary, ASK)
 
 
-def test_g9_an_ask_opens_a_pending_approval_with_ids_a1_a2(approvals: Approvals) -> None:
+def test_g9_an_ask_opens_a_pending_approval_with_its_own_id(approvals: Approvals) -> None:
     first, second = ask(approvals), ask(approvals)
-    assert (first.id, second.id) == ("a1-0f0f0f", "a2-0f0f0f")
+    assert first.id != second.id and all(ID.fullmatch(a.id) for a in (first, second))
     assert first.state is ApprovalState.PENDING
-    assert ok_reply(first.reply()) == '{"ok":true,"approvalId":"a1-0f0f0f","state":"pending"}'
-    assert approvals.state("a1-0f0f0f") is ApprovalState.PENDING
-    assert [a.id for a in approvals.pending()] == ["a1-0f0f0f", "a2-0f0f0f"]
+    assert ok_reply(first.reply()) == f'{{"ok":true,"approvalId":"{first.id}","state":"pending"}}'
+    assert approvals.state(first.id) is ApprovalState.PENDING
+    assert [a.id for a in approvals.pending()] == [first.id, second.id]
+
+
+def test_s1_approval_ids_are_random_not_a_counter(approvals: Approvals) -> None:
+    # SPEC: S1 - an id seen says nothing of the next: 64 random bits each, and the host's tag (B5)
+    ids = [ask(approvals).id for _ in range(8)]
+    assert all(ID.fullmatch(i) and i.endswith(f"-{TAG}") for i in ids), ids
+    assert len({i[1:-7] for i in ids}) == 8, ids  # no two alike
+    assert not any(i.startswith(("a1-", "a2-", "a3-")) for i in ids), ids  # not a count
 
 
 def test_g9_allowed_and_blocked_requests_are_decided_at_once(approvals: Approvals) -> None:
@@ -159,7 +170,8 @@ def test_b5_approval_ids_differ_between_host_processes(clock: ManualClock) -> No
     first, second = Approvals(clock), Approvals(clock)
     one = first.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", ASK)
     other = second.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", ASK)
-    assert one.id != other.id and one.id.startswith("a1-") and other.id.startswith("a1-")
+    assert one.id != other.id and ID.fullmatch(one.id) and ID.fullmatch(other.id)
+    assert one.id[-6:] != other.id[-6:]  # each host process its own tag
     with pytest.raises(ApprovalError, match="never asked it"):
         second.get(one.id)
 
@@ -167,7 +179,7 @@ def test_b5_approval_ids_differ_between_host_processes(clock: ManualClock) -> No
 def test_b5_a_plugin_looks_up_only_its_own_approvals(approvals: Approvals) -> None:
     approval = ask(approvals)
     assert approvals.get_for("MyPlugin", approval.id) is approval
-    with pytest.raises(ApprovalError, match=r"^No approval 'a1-0f0f0f'\.$"):  # as if unknown (S1)
+    with pytest.raises(ApprovalError, match=rf"^No approval '{approval.id}'\.$"):  # as if unknown (S1)
         approvals.get_for("Other", approval.id)
 
 
@@ -177,7 +189,7 @@ def test_g9_a_decided_approval_is_read_once_by_its_plugin_then_forgotten(approva
     assert approvals.get_for("MyPlugin", approval.id).state is ApprovalState.PENDING
     approvals.answer(approval.id, Answer.DECLINE)
     assert approvals.get_for("MyPlugin", approval.id).state is ApprovalState.DENIED
-    with pytest.raises(ApprovalError, match=r"^No approval 'a1-0f0f0f'\.$"):
+    with pytest.raises(ApprovalError, match=rf"^No approval '{approval.id}'\.$"):
         approvals.get_for("MyPlugin", approval.id)
     before = approvals.request(ApprovalKind.BEFORE_CALL, None, "MyPlugin", "t", ("spend_gil",), "Buy", ASK)
     with pytest.raises(ApprovalError, match="No approval"):  # the player's window before a call: not the plugin's
@@ -212,11 +224,11 @@ def test_f5_a_summary_is_cut_at_200_characters_not_at_200_utf16_code_units(appro
 def test_a3_the_approval_window_is_announced_only_for_pending_approvals(approvals: Approvals) -> None:
     shown: list[str] = []
     unsubscribe = approvals.on_request(lambda a: shown.append(a.id))
-    ask(approvals)
+    first = ask(approvals)
     approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
     unsubscribe()
     ask(approvals)
-    assert shown == ["a1-0f0f0f"]
+    assert shown == [first.id]
 
 
 def test_a4_every_approval_and_its_answer_is_audited(audit: AuditLog, approvals: Approvals) -> None:
@@ -230,9 +242,8 @@ def test_a4_every_approval_and_its_answer_is_audited(audit: AuditLog, approvals:
 def test_decided_approvals_are_pruned_beyond_the_limit(clock: ManualClock) -> None:
     approvals = Approvals(clock, keep=3, tag=TAG)
     pending = ask(approvals)
-    for _ in range(5):
-        approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow())
+    decided = [approvals.request(DURING, "c1", "MyPlugin", "t", ("spend_gil",), "Buy", Allow()) for _ in range(5)]
     assert approvals.get(pending.id) is pending
     with pytest.raises(ApprovalError):
-        approvals.get("a2-0f0f0f")
-    assert approvals.get("a6-0f0f0f").state is ApprovalState.APPROVED
+        approvals.get(decided[0].id)
+    assert approvals.get(decided[-1].id).state is ApprovalState.APPROVED

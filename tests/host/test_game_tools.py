@@ -63,7 +63,7 @@ class Assistant:
         self._client = PlayerClient.for_data_dir(pi, data_dir)  # `call` with `notify`, which the kit's Player has not
         self.gate = f"{pi.name}.CallEvents"
         self._lines, self._stream = anyio.create_memory_object_stream[str](100)
-        pi.get_ipc_provider(self.gate, params=(str,)).register_action(self._event)
+        pi.get_ipc_provider(self.gate, params=(str,)).register_action(self._event, callers=("XivMcp",))
 
     def _event(self, text: str) -> None:
         event = decode_call_event(text)

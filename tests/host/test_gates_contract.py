@@ -7,6 +7,7 @@ a plugin would. The process boundary is not the point here (see test_samples.py 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -979,7 +980,8 @@ async def test_b5_call_ids_differ_across_host_processes_and_an_old_id_is_refused
                 await ok(plugin.pi, "CompleteCall", call_id, '{"done": true}')
                 assert (await call.outcome()).result == {"done": True}
             ids.append(call_id)
-    assert ids[0] != ids[1] and all(i.startswith("c1-") for i in ids)
+    assert ids[0] != ids[1] and all(re.fullmatch(r"c[0-9a-f]{16}-[0-9a-f]{6}", i) for i in ids), ids
+    assert ids[0][-6:] != ids[1][-6:]  # each host process its own tag
 
 
 async def test_b5_get_approval_answers_only_the_plugin_it_belongs_to(tmp_path: Path) -> None:

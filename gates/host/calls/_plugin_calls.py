@@ -154,7 +154,7 @@ class PluginCalls:
         self._grace = cancel_grace
         self._pickup = pickup_limit
         self._calls: dict[str, _Call] = {}
-        self._ids = IdMaker("c", tag)
+        self._ids = IdMaker("c", tag, unguessable=True)  # S1
         self._gates: dict[str, tuple[CallGateSubscriber, CallGateSubscriber]] = {}
         """Each plugin's Invoke and Cancel gates, named and checked once (not on every call)."""
 
@@ -208,7 +208,9 @@ class PluginCalls:
         """
         mark = await self._effects.begin() if self._effects is not None else None
         pickup = self._clock.now() + self._pickup
-        call = _Call(self._ids.next(), owner, definition.name, definition, on_progress, on_approval, pickup)
+        call = _Call(
+            self._ids.next(taken=self._calls), owner, definition.name, definition, on_progress, on_approval, pickup
+        )
         call.mark, call.started = mark, self._clock.now()
         self._calls[call.id] = call
         if on_started is not None:

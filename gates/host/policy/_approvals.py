@@ -99,7 +99,7 @@ class Approvals:
         self._timeout = timeout
         self._audit = audit
         self._keep = keep
-        self._ids = IdMaker("a", tag)
+        self._ids = IdMaker("a", tag, unguessable=True)  # S1
         self._max_pending = max_pending_per_plugin
         self._approvals: dict[str, Approval] = {}
         self._events: dict[str, anyio.Event] = {}
@@ -131,7 +131,7 @@ class Approvals:
                 f"{plugin} already has {self._max_pending} approvals waiting for the player, the most XIV MCP "
                 "keeps open for one plugin; wait for their answers before asking again."
             )
-        approval_id = self._ids.next()
+        approval_id = self._ids.next(taken=self._approvals)
         match decision:
             case Allow(reason=reason):
                 state, deadline, flagged = ApprovalState.APPROVED, None, False
