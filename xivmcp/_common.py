@@ -6,9 +6,13 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 
+from gates.contract import escaped
+
 
 def print_err(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """`text` on stderr, each of its lines with control characters escaped: a message may quote a
+    plugin's or the game's words, and the terminal must not obey them (S3)."""
+    print("\n".join(escaped(line) for line in text.split("\n")), file=sys.stderr, flush=True)
 
 
 def run_async(main: Callable[[], Awaitable[int]], *, verbose: bool = False) -> int:

@@ -22,6 +22,7 @@ from gates.contract import (
     DefinitionError,
     DependenciesReply,
     DependencyEntry,
+    Gate,
     InstalledInfo,
     ManifestReply,
     Mode,
@@ -36,6 +37,7 @@ from gates.contract import (
     encode_json,
     find_capability,
     quote,
+    refuse_control_characters,
     validate_tool_definition,
 )
 
@@ -231,6 +233,7 @@ class PluginRequests:
         if owner is None or owner != caller or definition is None:
             raise RefusedError(f"No running call {quote(call_id)}. Approvals can only be requested during a call.")
         request = parse_approval_request(request_json)
+        refuse_control_characters(Gate.REQUEST_APPROVAL, "request's 'summary'", request.summary)  # S3
         decision = self._policies.decide_request(owner, definition, request.capability)
         approval = self._approvals.request(
             ApprovalKind.DURING_CALL,
