@@ -200,8 +200,9 @@ class PluginRequests:
 
     def declare_dependencies(self, owner: str, json_text: str | None) -> DependenciesReply:
         declared = parse_dependencies(json_text or "")
-        self._dependencies.declare(owner, declared)
-        self._audit.record(AuditKind.DEPENDENCIES, owner, details={"tools": [d.tool for d in declared]})
+        before = self._dependencies.declared(owner)
+        if self._dependencies.declare(owner, declared) != before:  # the same again says nothing new (B7)
+            self._audit.record(AuditKind.DEPENDENCIES, owner, details={"tools": [d.tool for d in declared]})
         return DependenciesReply(dependencies=self.dependency_entries(owner))
 
     def declare_manifest(self, owner: str, manifest_json: str | None) -> ManifestReply:
