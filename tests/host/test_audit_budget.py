@@ -29,9 +29,12 @@ def test_b7_a_plugin_past_its_budget_is_summarised_when_its_minute_ends(tmp_path
     with AuditLog.in_dir(tmp_path, clock=clock, lines_per_minute=5) as log:
         for _ in range(817):
             log.record(AuditKind.DEPENDENCIES, "MyPlugin", details={"tools": []})
-        log.record(AuditKind.CALL, "Other", "other_look")  # another plugin has a budget of its own
-        log.record(AuditKind.SUSPENSION, "MyPlugin", "myplugin_buy", flagged=True)  # never budgeted
+        log.record(AuditKind.DEPENDENCIES, "Other", details={"tools": []})  # another has a budget of its own
+        # never budgeted: the player's, the suspensions, the calls (which the assistant makes)
+        log.record(AuditKind.SUSPENSION, "MyPlugin", "myplugin_buy", flagged=True)
         log.record(AuditKind.CONSENT, "MyPlugin", details={"tools": ["myplugin_buy"]})
+        log.record(AuditKind.APPROVAL, "MyPlugin", "myplugin_buy", details={"answer": "once"}, sync=True)
+        log.record(AuditKind.CALL, "MyPlugin", "myplugin_buy", details={"outcome": "ok"})
         clock.advance(59.9)
         log.summarise_due()
         assert [(e.kind, e.plugin) for e in log.tail(100)].count(("dependencies", "MyPlugin")) == 5
@@ -46,7 +49,7 @@ def test_b7_a_plugin_past_its_budget_is_summarised_when_its_minute_ends(tmp_path
         log.record(AuditKind.DEPENDENCIES, "MyPlugin", details={"tools": []})  # a new minute, a new budget
         assert log.tail(1)[0].details == {"tools": []}
         kinds = [e.kind for e in log.tail(100)]
-        assert kinds.count("dependencies") == 7 and {"call", "suspension", "consent"} <= set(kinds)
+        assert kinds.count("dependencies") == 8 and {"call", "suspension", "consent", "approval"} <= set(kinds)
 
 
 def test_b7_the_players_decisions_and_suspensions_outlive_rotation(tmp_path: Path) -> None:
@@ -55,16 +58,18 @@ def test_b7_the_players_decisions_and_suspensions_outlive_rotation(tmp_path: Pat
         log.record(AuditKind.CONSENT, "MyPlugin", details={"tools": ["myplugin_buy"]})
         log.record(AuditKind.SETTING, "MyPlugin", details={"target": "spend_gil", "mode": "ask"})
         log.record(AuditKind.SUSPENSION, "MyPlugin", "myplugin_buy", flagged=True, details={"why": "undeclared"})
+        log.record(AuditKind.APPROVAL, "MyPlugin", "myplugin_buy", details={"state": "pending"})  # the plugin's ask
+        log.record(AuditKind.APPROVAL, "MyPlugin", "myplugin_buy", details={"answer": "once"}, sync=True)
         for n in range(300):  # from many plugins: no budget holds them back
             log.record(AuditKind.CALL, f"Flooder{n}", "flooder_go", details={"n": n})
         rotated_out = {json.loads(line)["details"].get("n") for p in tmp_path.iterdir() for line in lines(p)}
         assert 0 not in rotated_out  # the first calls went with the file that fell off the end
         assert sorted(p.name for p in tmp_path.iterdir()) == [AUDIT_FILENAME, f"{AUDIT_FILENAME}.1", KEPT_FILENAME]
         kept = [json.loads(line)["kind"] for line in lines(tmp_path / KEPT_FILENAME)]
-        assert kept == ["consent", "setting", "suspension"]
+        assert kept == ["consent", "setting", "suspension", "approval"]  # the player's answer, not the ask
         assert (tmp_path / KEPT_FILENAME).stat().st_mode & 0o077 == 0  # owner-only, as the log
-        oldest = log.tail(10_000)[:3]
-        assert [e.kind for e in oldest] == ["consent", "setting", "suspension"]
+        oldest = log.tail(10_000)[:4]
+        assert [e.kind for e in oldest] == ["consent", "setting", "suspension", "approval"]
 
 
 @pytest.mark.asyncio

@@ -13,10 +13,12 @@ commit's syncer, which only fsyncs the file, under `_sync_lock`.
 
 The log is bounded (B7): past `max_bytes` the file is rotated to ``audit.jsonl.1`` (the older
 ones shift to ``.2``, ``.3``, …) and `keep` rotated files are kept; :meth:`AuditLog.tail` reads
-across them. What the player decided (consent, settings) and suspensions are never rotated out:
+across them. What the player decided (consent, settings, answers to approvals) and suspensions
+are never rotated out:
 when the oldest file goes, its lines of those kinds are first appended to ``audit.player.jsonl``,
-which grows only as fast as the player acts. No plugin can flush the history either: each has a
-budget of lines a minute on the host's clock (`AuditBudget`); the lines past it are counted and
+which grows only as fast as the player acts. No plugin can flush the history either: the lines it
+causes through the host's gates (registrations, dependencies, approval requests) have a budget a
+minute on the host's clock (`AuditBudget`); the lines past it are counted and
 summarised in one line per kind when the minute ends ("MyPlugin: 812 more DeclareDependencies
 calls in the last minute", `details.more` the count).
 
@@ -104,8 +106,18 @@ MAX_BYTES: Final = 16 * 1024 * 1024
 KEEP: Final = 3
 """How many rotated files (``audit.jsonl.1`` …) are kept."""
 _AT_ONCE: Final = frozenset({AuditKind.CONSENT, AuditKind.SETTING, AuditKind.SUSPENSION})
-"""What the player decides (and suspensions): on disk before `record` returns, never budgeted,
-never rotated out."""
+"""What the player decides (and suspensions): on disk before `record` returns, never rotated out."""
+_BUDGETED: Final = frozenset({AuditKind.REGISTRATION, AuditKind.DEPENDENCIES, AuditKind.APPROVAL})
+"""What a plugin causes by calling the host's gates, as often as it likes: lines on its budget.
+
+Calls and their decisions are not: the assistant or a job makes them, within the in-flight limits,
+and they are what `xivmcp check` and the kit judge a plugin by. A line written with `sync` (the
+player's answer to an approval) is the player's, and never budgeted either."""
+
+
+def _players(entry: AuditEntry) -> bool:
+    """Whether a line is the player's decision or a suspension: kept when its file is rotated out."""
+    return entry.kind in _AT_ONCE or (entry.kind == AuditKind.APPROVAL and "answer" in entry.details)
 
 
 class AuditLog:
@@ -175,7 +187,7 @@ class AuditLog:
             with leaving.open("rb") as f:
                 for raw in f:
                     entry = _parse(raw)
-                    if entry is not None and entry.kind in _AT_ONCE:
+                    if entry is not None and _players(entry):
                         kept += raw if raw.endswith(b"\n") else raw + b"\n"
         except FileNotFoundError:
             return
@@ -251,7 +263,7 @@ class AuditLog:
         is on disk before this returns; otherwise it reaches the disk within `BATCH_SECONDS`, with
         every other line of that moment in one fsync, so no call or plugin waits for the disk.
         """
-        if plugin is not None and kind not in _AT_ONCE:
+        if plugin is not None and kind in _BUDGETED and not sync:
             now = self._clock.now()
             self._summarise(now, plugin)
             if not self._budget.admit(plugin, kind.value, now):

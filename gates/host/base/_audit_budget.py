@@ -7,8 +7,8 @@ line after the last one ended); the lines past it are counted by kind, and when 
 the log writes one line per kind in their place: "MyPlugin: 812 more DeclareDependencies calls in
 the last minute".
 
-What the player decides and suspensions are never budgeted (`AuditLog` does not ask): a plugin
-cannot make them go unwritten.
+Only the lines a plugin causes through the host's gates are budgeted (`AuditLog` says which):
+what the player decides, suspensions, calls and their decisions are always written.
 """
 
 from __future__ import annotations
@@ -23,12 +23,9 @@ LINES_PER_MINUTE: Final = 600
 MINUTE: Final = 60.0
 
 _WHAT: Final = {
-    "call": "calls",
-    "decision": "call decisions",
     "approval": "approval requests",
     "registration": "RegisterTool and UnregisterTool calls",
     "dependencies": "DeclareDependencies calls",
-    "consent": "automatic consents",
 }
 
 
