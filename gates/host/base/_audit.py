@@ -14,13 +14,12 @@ commit's syncer, which only fsyncs the file, under `_sync_lock`.
 The log is bounded (B7): past `max_bytes` the file is rotated to ``audit.jsonl.1`` (the older
 ones shift to ``.2``, ``.3``, …) and `keep` rotated files are kept; :meth:`AuditLog.tail` reads
 across them. What the player decided (consent, settings, answers to approvals) and suspensions
-are never rotated out:
-when the oldest file goes, its lines of those kinds are first appended to ``audit.player.jsonl``,
-which grows only as fast as the player acts. No plugin can flush the history either: the lines it
-causes through the host's gates (registrations, dependencies, approval requests) have a budget a
-minute on the host's clock (`AuditBudget`); the lines past it are counted and
-summarised in one line per kind when the minute ends ("MyPlugin: 812 more DeclareDependencies
-calls in the last minute", `details.more` the count).
+are never rotated out: when the oldest file goes, its lines of those kinds are first appended to
+``audit.player.jsonl``, which grows only as fast as the player acts. No plugin can flush the
+history either: the lines it causes through the host's gates (registrations, dependencies,
+approval requests) have a budget a minute on the host's clock (`AuditBudget`); the lines past it
+are counted and summarised in one line per kind when the minute ends ("MyPlugin: 812 more
+DeclareDependencies calls in the last minute", `details.more` the count).
 
 A line looks like::
 
@@ -115,6 +114,10 @@ and they are what `xivmcp check` and the kit judge a plugin by. A line written w
 player's answer to an approval) is the player's, and never budgeted either."""
 
 
+_MAYBE_PLAYERS: Final = tuple(f'"kind":"{kind}"'.encode() for kind in (*_AT_ONCE, AuditKind.APPROVAL))
+"""What a line that may be the player's holds: only those lines are decoded when a file goes."""
+
+
 def _players(entry: AuditEntry) -> bool:
     """Whether a line is the player's decision or a suspension: kept when its file is rotated out."""
     return entry.kind in _AT_ONCE or (entry.kind == AuditKind.APPROVAL and "answer" in entry.details)
@@ -182,13 +185,15 @@ class AuditLog:
 
     def _keep_players_lines(self, leaving: Path) -> None:
         """Append the player's decisions and the suspensions of `leaving` (about to go) to the kept file."""
-        kept = b""
+        kept: list[bytes] = []
         try:
             with leaving.open("rb") as f:
                 for raw in f:
+                    if not any(marker in raw for marker in _MAYBE_PLAYERS):
+                        continue
                     entry = _parse(raw)
                     if entry is not None and _players(entry):
-                        kept += raw if raw.endswith(b"\n") else raw + b"\n"
+                        kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
         except FileNotFoundError:
             return
         if not kept:
@@ -196,7 +201,7 @@ class AuditLog:
         owner_only_file(self.kept_path)
         fd = os.open(self.kept_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(fd, kept)
+            os.write(fd, b"".join(kept))
             if self._fsync:
                 os.fsync(fd)
         finally:
