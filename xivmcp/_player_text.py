@@ -69,7 +69,9 @@ def print_reply(reply: msgspec.Struct, extra: dict[str, str]) -> None:
                 loaded = "loaded" if plugin.loaded else "not loaded"
                 _say(f"{plugin.internal_name}: {plugin.name} {version} [{loaded}] {plugin.repo or ''}".rstrip())
         case CallReply(result=result):
-            _say(result if isinstance(result, str) else json.dumps(result))
+            text = result if isinstance(result, str) else json.dumps(result)
+            for line in text.split("\n"):  # the result is all the output: its own lines stay lines
+                _say(line)
         case HostClock(now=now):
             _say(f"host clock at {now:g} s; {extra['game']}")
         case PluginDecision() | ApprovalAnswer() | JobControlled() | SettingChanged() | HostReset():
