@@ -41,9 +41,10 @@ async def command(pi: broker.PluginInterface, key: str, nonce: str, *, mac_for: 
 async def test_b7_300_player_hellos_from_a_plugin_leave_the_players_nonce_good(system: XivMcpSystem) -> None:
     # SPEC: B7, B8
     key = system.player_key()
-    async with broker.connect(system.endpoint, "XivMcpCliPlayer") as player, broker.connect(
-        system.endpoint, "Flooder"
-    ) as plugin:
+    async with (
+        broker.connect(system.endpoint, "XivMcpCliPlayer") as player,
+        broker.connect(system.endpoint, "Flooder") as plugin,
+    ):
         with anyio.fail_after(WAIT * 4):
             mine = await hello(player)
             for _ in range(300):  # between the player's hello and its command: the race, made certain
