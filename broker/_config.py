@@ -37,10 +37,54 @@ host's contract has a few dozen gates and a plugin a handful: 512 leaves room fo
 process and keeps one runaway loop from filling the broker's table and every peer's mirror."""
 MAX_SUBSCRIPTIONS_PER_PEER: Final = 1024
 """Message subscriptions one process may hold, each `subscribe()` counted (B7)."""
+MAX_GATES: Final = 16384
+"""Gates on the bus, all processes together (S2): with `MAX_SUBSCRIBERS`, a whole gate table is
+some 15 MB at most, well within the bytes a peer may have waiting (`MAX_QUEUED_BYTES`)."""
+MAX_SUBSCRIBERS: Final = 65536
+"""Subscribers listed in the gate table, all gates together, a process counted once per gate it
+subscribes to (S2): each is a name in every table and GateChanged sent."""
+MAX_PEERS: Final = 1024
+"""Processes on the bus at once (S2): every peer is a row in every table the broker sends, so
+their number bounds the size of a gate's subscriber list and of the peer list in a Welcome."""
+MAX_BATCH_MESSAGES: Final = 64
+"""Messages one received batch frame may carry (S2). A peer of this package joins at most 32
+(`_wire.BATCH_MESSAGES`); a frame of 20,000 tiny Snapshots would queue 20,000 whole tables."""
+CONTROL_RATE: Final = 1000.0
+"""Control messages (Hello, Subscribe, Unsubscribe, Snapshot, Stats) one process may send each
+second, on average (S2); calls, replies and messages are not counted, and are bounded otherwise."""
+CONTROL_BURST: Final = 4096
+"""Control messages one process may send at once: room for restoring every gate and subscription
+it may hold right after a Welcome (`MAX_GATES_PER_PEER` twice, `MAX_SUBSCRIPTIONS_PER_PEER`), and
+for a test that polls `broker_stats()` for a while."""
+TABLE_RATE: Final = 20.0
+"""Snapshots (whole gate tables) one process may ask for each second, on average (S2)."""
+TABLE_BURST: Final = 64
+JOIN_RATE: Final = 200.0
+"""New processes the bus welcomes each second, all together (S2): each join is announced to every
+peer, so a flood of connections would stall the broker past every peer's liveness window. A
+newcomer over the rate is told to say Hello again shortly (`NameBusy.reason`); its client does."""
+JOIN_BURST: Final = 200
+MAX_SWEEP: Final = 64
+"""Silent peers one sweep removes at most (each departure is announced to every peer); the rest
+go at the next sweep, a quarter of a heartbeat later."""
+MAX_QUEUED_BYTES: Final = 64 * 1024 * 1024
+"""Bytes the broker may have sent a process that it has not yet said it read (S2). A process
+that falls this far behind (its loop blocked, or it never reads) is disconnected with a reason;
+it reconnects by itself once it reads again."""
+TABLE_PAGE_BYTES: Final = 64 * 1024
+"""A Welcome or gate table carries at most about this many bytes of gates; the rest follows in
+pages (`GateTable(part=True)`), so no table is over any peer's frame limit however many gates exist."""
+MAX_INCARNATION: Final = 64
+"""Characters of a process's incarnation (this package sends 32 hex digits): the name-contest
+table keys on it (S2)."""
+MAX_TYPE_NAME: Final = 8
+"""Characters of a wire type name ("boolean?"): what `TYPE_NAME_RE` allows, and no more."""
 
 GATE_NAME_RE: Final = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
 """Matched with `fullmatch`: `match` with `$` would let a trailing newline through."""
 PEER_NAME_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+TYPE_NAME_RE: Final = re.compile(r"(string|integer|number|boolean|object|array|any)\??")
+"""A parameter or return type on the wire (`_signature.json_type_name`), matched with `fullmatch`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +97,18 @@ class BrokerConfig:
     max_in_flight_per_provider: int = MAX_IN_FLIGHT_PER_PROVIDER
     max_gates_per_peer: int = MAX_GATES_PER_PEER
     max_subscriptions_per_peer: int = MAX_SUBSCRIPTIONS_PER_PEER
+    max_peers: int = MAX_PEERS
+    max_gates: int = MAX_GATES
+    max_subscribers: int = MAX_SUBSCRIBERS
+    max_batch_messages: int = MAX_BATCH_MESSAGES
+    control_rate: float = CONTROL_RATE
+    control_burst: int = CONTROL_BURST
+    table_rate: float = TABLE_RATE
+    table_burst: int = TABLE_BURST
+    max_queued_bytes: int = MAX_QUEUED_BYTES
+    join_rate: float = JOIN_RATE
+    join_burst: int = JOIN_BURST
+    table_page_bytes: int = TABLE_PAGE_BYTES
     allow_remote: bool = False
     """Bind a non-loopback address. Off by default: the bus has no authentication."""
 
@@ -103,6 +159,30 @@ def check_peer_name(name: str) -> str | None:
         return (
             f"{name!r} is not a valid InternalName: use 1-64 letters, digits or '_', "
             "starting with a letter, such as 'MyPlugin'."
+        )
+    return None
+
+
+def check_signature(gate: str, params: tuple[str, ...], returns: str | None) -> str | None:
+    """Return why a gate's declared parameter and return types are not ones the bus carries, or None."""
+    if len(params) > MAX_ARGS:
+        return f"{gate} declares {len(params)} parameters; a gate takes 0 to {MAX_ARGS}."
+    for what, name in [*((f"parameter {i}", p) for i, p in enumerate(params)), ("return type", returns)]:
+        if name is not None and (len(name) > MAX_TYPE_NAME or not TYPE_NAME_RE.fullmatch(name)):
+            shown = repr(name) if len(name) <= 40 else f"{name[:40]!r}… ({len(name)} characters)"
+            return (
+                f"The {what} of {gate} is declared as {shown}, which is not a type the bus carries: "
+                "use string, integer, number, boolean, object, array or any, each with an optional '?'."
+            )
+    return None
+
+
+def check_incarnation(incarnation: str) -> str | None:
+    """Return why `incarnation` is not one the bus keeps, or None."""
+    if not 0 < len(incarnation) <= MAX_INCARNATION:
+        return (
+            f"The incarnation of this process is {len(incarnation)} characters, but the bus takes 1 to "
+            f"{MAX_INCARNATION}: connect with the broker package's client, which sends 32 hex digits."
         )
     return None
 

@@ -73,14 +73,21 @@ class MemoryBroker:
         self._deliver(self.router.probe())
 
     def _deliver(self, items: list[Outgoing]) -> None:
+        router = self.router
+        by_identity = router.by_identity
         while items:
             failed: list[Outgoing] = []
             for item in items:
                 transport = self._transports.get(item.identity)
                 if transport is None:
-                    failed += self.router.undeliverable(item, _GONE, gone=True)
-                else:
-                    transport.deliver(item.frame)
+                    failed += router.undeliverable(item, _GONE, gone=True)
+                    continue
+                transport.deliver(item.frame)
+                peer = by_identity.get(item.identity)
+                if peer is not None:
+                    peer.sent += len(item.frame)
+                    if peer.sent >= peer.next_mark:
+                        failed += router.mark(peer)  # as the broker process does (S2)
             items = failed
 
 

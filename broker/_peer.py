@@ -195,6 +195,8 @@ class PluginInterface:
                 self._mirror.check_seq(msg.seq)
                 self._subscriptions.on_message(msg)
             case w.Pong():
+                if msg.mark:  # the broker asks what this process has read: this far (S2)
+                    self._link.send_quietly(w.encode(w.Ping(mark=msg.mark)))
                 if msg.broker != self._link.broker:
                     self._keepalive.again("the broker restarted")
             case w.GateChanged():
@@ -217,11 +219,23 @@ class PluginInterface:
                     log.error("%s: the bus refused this process: %s", self.name, msg.error.message)
                 link.changed()
             case w.Notice():
-                log.warning("%s: %s", self.name, msg.error.message)
+                self._on_notice(msg)
             case w.StatsReply():
                 self._calls.on_stats(msg)
             case w.NameBusy():
                 self._keepalive.on_name_busy(msg)
+
+    def _on_notice(self, msg: w.Notice) -> None:
+        error = error_from_wire(msg.error.kind, msg.error.message)
+        if msg.about == "snapshot":
+            self._mirror.refused(error)
+        elif msg.about == "stats":
+            self._calls.stats_refused(error)
+        elif msg.about == "queued":
+            # The broker cut this process off: it read too slowly (S2). Say why, and join again.
+            self._keepalive.again(msg.error.message)
+            return
+        log.warning("%s: %s", self.name, msg.error.message)
 
     # --- connection life cycle -------------------------------------------------------------
 
@@ -280,6 +294,11 @@ class PluginInterface:
         if link.refused is not None:
             raise link.refused
         busy = self._keepalive.name_busy
+        if not link.connected and busy is not None and busy.reason:
+            raise IpcRefusedError(
+                f"{busy.reason} The connect_timeout of {connect_timeout:g} s ran out first: try again, "
+                "or pass a longer connect_timeout."
+            )
         if not link.connected and busy is not None:
             raise IpcRefusedError(
                 f"The InternalName {self.name!r} was still held by another process when the "

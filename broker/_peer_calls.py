@@ -87,6 +87,13 @@ class OutgoingCalls:
         if future is not None and not future.done():
             future.set_result(msg.stats)
 
+    def stats_refused(self, error: Exception) -> None:
+        """The broker dropped this process's Stats requests (too many, S2): their waiters fail."""
+        stats, self._stats = self._stats, {}
+        for waiter in stats.values():
+            if not waiter.done():
+                waiter.set_exception(error)
+
     def fail_all(self, why: str) -> None:
         """The connection was lost, renewed or closed: every call still waiting fails."""
         calls, self._waiting = self._waiting, {}

@@ -144,6 +144,9 @@ class Keepalive:
         self.name_busy = msg
         if not self._name_busy_warned:
             self._name_busy_warned = True
+            if msg.reason:
+                log.warning("%s: %s", self._link.name, msg.reason)
+                return
             log.warning(
                 "%s: waiting for the InternalName %r: a process that held it was last heard %.1f s ago; "
                 "the bus frees the name within %.1f s if that process is gone",

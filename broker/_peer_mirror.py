@@ -1,7 +1,8 @@
 """The mirror of the broker's gate table and peer list, kept by every process.
 
 `Mirror` lets `has_function()`, `subscription_count` and `peers` answer without a round trip.
-It takes the whole table from a Welcome or a GateTable, applies GateChanged, PeerJoined and
+It takes the whole table from a Welcome or a GateTable (and the pages that follow one when the
+table is too big for one frame: `GateTable.part`), applies GateChanged, PeerJoined and
 PeerLeft events in order, and asks for a fresh table when an event's sequence number (Messages
 count too: the broker numbers everything it tells one peer unasked) shows it missed some.
 """
@@ -62,12 +63,24 @@ class Mirror:
         self._seq = seq
 
     def on_table(self, msg: w.GateTable) -> None:
-        self.take_table(msg.gates, msg.peers, msg.seq)
+        if msg.part:
+            self._gates.update((g.name, g) for g in msg.gates)
+        else:
+            self.take_table(msg.gates, msg.peers, msg.seq)
+        if msg.more:
+            return  # the rest of the table follows at once; nobody waits for half of it
         waiters, self._table_waiters = self._table_waiters, []
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
         self._link.changed()
+
+    def refused(self, error: Exception) -> None:
+        """The broker dropped this process's Snapshot (too many, S2): its waiters fail."""
+        waiters, self._table_waiters = self._table_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(error)
 
     def check_seq(self, seq: int) -> None:
         """The broker's event number `seq` came: ask for the table if some were missed."""

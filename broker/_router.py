@@ -25,11 +25,22 @@ their own table; they share only who is on the bus and the queue of frames to se
   removing a peer;
 - `Liveness` (`_router_liveness`): Alive from a process's beacon, the sweep, and probes of closed
   connections.
+
+The router itself bounds what one frame can make it do (S2): a batch frame of more than
+`max_batch_messages` messages is dropped whole with a Notice, and a peer's control messages
+(Hello, Provide, Withdraw, Subscribe, Unsubscribe, Snapshot, Stats: each costs a table or an
+announcement to every peer) are metered by a token bucket per peer (`_admit`); calls, replies
+and messages are not, and have their own bounds. A peer that has more bytes sent to it and unread
+than `max_queued_bytes` is cut off (`cut_off`) with the reason at the end of its queue: the
+transport counts the bytes it sends each peer, and every quarter of the budget asks the router
+for a mark (`mark`), a Pong with a random token that the peer echoes in a Ping once it has read
+that far; a peer cannot claim to have read what it has not.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -42,7 +53,7 @@ from ._router_calls import CallRelay
 from ._router_gates import GateRegistry
 from ._router_liveness import Liveness
 from ._router_peers import Sessions
-from ._router_tables import Outbox, Outgoing, PeerTable
+from ._router_tables import Bucket, Outbox, Outgoing, Peer, PeerTable, err
 
 if TYPE_CHECKING:
     from ._wire import Frame
@@ -65,8 +76,9 @@ class Router:
         self._calls = calls = CallRelay(config, peers, gates, out)
         self._sessions = sessions = Sessions(config, incarnation, peers, gates, calls, out)
         self._liveness = Liveness(config, incarnation, peers, sessions, out)
-        self._by_identity = peers.by_identity
-        """Every frame's first lookup, one hop shorter (the table never replaces this dict)."""
+        self._by_identity = self.by_identity = peers.by_identity
+        """Every frame's first lookup, one hop shorter (the table never replaces this dict); the
+        transport reads it too, to count the bytes it sends each peer (`Peer.sent`, S2)."""
 
     # --- what the broker asks --------------------------------------------------------------
 
@@ -136,6 +148,45 @@ class Router:
             self._calls.undeliverable(item, why)
         return sent
 
+    def mark(self, peer: Peer) -> list[Outgoing]:
+        """`peer` was sent `next_mark` bytes or more: send it a mark to echo (S2), a quarter of the
+        budget after the last; if it has not proven it read what came more than `max_queued_bytes`
+        before, cut it off."""
+        budget = self.config.max_queued_bytes
+        if peer.sent - peer.read > budget:
+            return self.cut_off(peer)
+        token = secrets.randbits(62) + 1
+        frame = w.encode(w.Pong(broker=self.incarnation, mark=token))
+        peer.sent += len(frame)
+        peer.next_mark = peer.sent + budget // 4
+        peer.marks.append((peer.sent, token))
+        return [Outgoing(peer.identity, frame)]
+
+    def _marked(self, peer: Peer, token: int) -> None:
+        """`peer` echoed the mark `token`: it read everything sent before it."""
+        for index, (offset, sent_token) in enumerate(peer.marks):
+            if sent_token == token:
+                peer.read = offset
+                del peer.marks[: index + 1]
+                return
+
+    def cut_off(self, peer: Peer) -> list[Outgoing]:
+        """`peer` has more bytes sent and unread than `max_queued_bytes` (S2): remove it, and
+        tell it why at the end of its queue (it reconnects by itself once it reads again)."""
+        sent: list[Outgoing] = []
+        self._out.items = sent
+        budget = self.config.max_queued_bytes
+        reason = (
+            f"{peer.name} was disconnected by the bus because {(peer.sent - peer.read) / 2**20:.1f} MiB sent "
+            f"to it waited unread, over the {budget / 2**20:g} MiB the bus lets wait (it reads too slowly, "
+            "or its event loop is blocked): keep its handlers short; it joins again by itself once it reads."
+        )
+        log.warning("%s", reason)
+        identity = peer.identity
+        self._sessions.remove(peer, reason)
+        self._out.send(identity, w.Notice(error=err("IpcDisconnectedError", reason), about="queued"))
+        return sent
+
     def shutdown(self) -> list[Outgoing]:
         """Fail every pending call: the broker is stopping."""
         sent: list[Outgoing] = []
@@ -164,12 +215,21 @@ class Router:
             self._out.notice(
                 identity, "IpcError", "Malformed message frame: an empty batch. Send at least one message."
             )
+        elif len(msgs) > self.config.max_batch_messages:
+            self._out.notice(
+                identity,
+                "IpcRefusedError",
+                f"A frame carried {len(msgs)} messages, more than the {self.config.max_batch_messages} the bus "
+                "takes in one frame, so it dropped them all: send the rest in further frames.",
+            )
+            return ()
         return msgs
 
     def _dispatch(self, identity: bytes, msg: w.Routed, now: float) -> None:
         peer = self._by_identity.get(identity)
         if isinstance(msg, w.Hello):
-            self._sessions.hello(identity, peer, msg, now)
+            if peer is None or self._admit(peer, msg, now):
+                self._sessions.hello(identity, peer, msg, now)
             return
         if peer is None:
             if isinstance(msg, w.Alive):  # a beacon's socket is never a peer's: checked only here
@@ -185,9 +245,17 @@ class Router:
             case w.Reply() | w.ReplyView():
                 self._calls.reply(peer, msg)
             case w.Ping():
+                if msg.mark:
+                    self._marked(peer, msg.mark)
                 self._out.send(identity, w.Pong(broker=self.incarnation))
             case w.Send():
                 self._calls.broadcast(peer, msg)
+            case w.Abandon():
+                self._calls.abandon(peer, msg)
+            case w.Bye():
+                self._sessions.remove(peer, f"{peer.name} disconnected")
+            case _ if not self._admit(peer, msg, now):
+                pass  # over its rate: dropped, and said so (`_admit`)
             case w.Provide():
                 self._gates.provide(peer, msg)
             case w.Withdraw():
@@ -197,12 +265,40 @@ class Router:
             case w.Unsubscribe():
                 self._gates.subscribe(peer, msg.gate, -1)
             case w.Snapshot():
-                self._out.send(identity, self._gates.table(peer))
-            case w.Bye():
-                self._sessions.remove(peer, f"{peer.name} disconnected")
-            case w.Abandon():
-                self._calls.abandon(peer, msg)
+                self._gates.send_table(peer)
             case w.Stats():
                 self._out.send(identity, w.StatsReply(id=msg.id, stats=self.stats()))
             case w.Alive():
                 self._liveness.alive(identity, msg, now)
+
+    def _admit(self, peer: Peer, msg: w.Routed, now: float) -> bool:
+        """Whether `peer` may send the control message `msg` now (S2: each costs the broker a
+        table or an announcement to every peer); if not, it is dropped and the peer told."""
+        config = self.config
+        bucket = peer.control
+        if bucket is None:
+            bucket = peer.control = Bucket(config.control_burst, now)
+        allowed = bucket.take(now, config.control_rate, config.control_burst)
+        per_second = config.control_rate
+        if allowed and isinstance(msg, w.Snapshot):
+            tables = peer.tables
+            if tables is None:
+                tables = peer.tables = Bucket(config.table_burst, now)
+            allowed = tables.take(now, config.table_rate, config.table_burst)
+            per_second = config.table_rate
+        if not allowed and now - peer.noticed >= 1.0:
+            peer.noticed = now
+            tag = str(type(msg).__struct_config__.tag)
+            self._out.send(
+                peer.identity,
+                w.Notice(
+                    error=err(
+                        "IpcRefusedError",
+                        f"{peer.name} sent more {tag} messages than the bus takes ({per_second:g} a second on "
+                        "average), so the bus dropped them: send fewer, as a process needs them only when "
+                        "it joins or changes what it provides or subscribes to.",
+                    ),
+                    about=tag,
+                ),
+            )
+        return allowed

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hmac
 
 from . import _wire as w
-from ._config import BrokerConfig
+from ._config import MAX_INCARNATION, MAX_SWEEP, BrokerConfig
 from ._router_peers import Sessions
 from ._router_tables import Outbox, Outgoing, PeerTable
 
@@ -43,7 +43,12 @@ class Liveness:
 
     def alive(self, identity: bytes, msg: w.Alive, now: float) -> None:
         holder = self._peers.by_name.get(msg.name)
-        known = holder is not None and hmac.compare_digest(holder.incarnation.encode(), msg.incarnation.encode())
+        incarnation = msg.incarnation
+        known = (
+            holder is not None
+            and len(incarnation) <= MAX_INCARNATION
+            and hmac.compare_digest(holder.incarnation.encode(), incarnation.encode())
+        )
         if holder is not None and known:
             holder.last_seen = now
         self._out.send(identity, w.AliveAck(broker=self._incarnation, known=known, stamp=msg.stamp))
@@ -51,9 +56,10 @@ class Liveness:
     def sweep(self, now: float) -> None:
         """Remove peers not heard from within the timeout; forget contests nobody waits for."""
         limit = now - self._config.peer_timeout
-        for peer in [p for p in self._peers.by_identity.values() if p.last_seen < limit]:
-            silent = now - peer.last_seen
-            self._sessions.remove(peer, f"{peer.name} stopped answering (no heartbeat for {silent:.1f} s)")
+        silent = [p for p in self._peers.by_identity.values() if p.last_seen < limit]
+        for peer in silent[:MAX_SWEEP]:  # each is announced to every peer: the rest at the next sweep
+            quiet = now - peer.last_seen
+            self._sessions.remove(peer, f"{peer.name} stopped answering (no heartbeat for {quiet:.1f} s)")
         self._sessions.forget_contests(now)
 
     def probe(self) -> list[Outgoing]:

@@ -1,8 +1,10 @@
 """Peer sessions: who is on the bus, under which name, and handing a name on (B4).
 
 `Sessions` binds a ROUTER identity to an InternalName on Hello (moving a known process to its
-new connection, starting a fresh session), announces joins and departures to every other peer,
-and removes a peer on Bye or when liveness (`_router_liveness`) finds it gone. Removing a peer
+new connection, starting a fresh session; at most `max_peers` processes, each incarnation at
+most `MAX_INCARNATION` characters, S2), sends the Welcome with the first page of the gate table,
+announces joins and departures to every other peer, and removes a peer on Bye or when liveness
+(`_router_liveness`) finds it gone. Removing a peer
 has the gate registry let go of its gates and subscriptions and the call relay fail the calls
 it was serving; the sessions decide when, in what order, and who is told.
 
@@ -22,10 +24,10 @@ import logging
 from typing import Final
 
 from . import _wire as w
-from ._config import BrokerConfig, check_peer_name
+from ._config import BrokerConfig, check_incarnation, check_peer_name
 from ._router_calls import CallRelay
 from ._router_gates import GateRegistry
-from ._router_tables import Gate, Outbox, Peer, PeerTable
+from ._router_tables import Bucket, Gate, Outbox, Peer, PeerTable
 
 log = logging.getLogger("xivmcp.broker")
 
@@ -52,6 +54,8 @@ class Sessions:
         self._gates = gates
         self._calls = calls
         self._out = out
+        self._joins = Bucket(config.join_burst, 0.0)
+        """Newcomers, all together (S2): each join is announced to every peer."""
         self._contests: dict[tuple[str, str], float] = {}
         """(name, newcomer's incarnation) -> when the newcomer first asked for the held name."""
 
@@ -67,12 +71,30 @@ class Sessions:
                 "Install the same xivmcp-bus version for both.",
             )
             return
-        problem = check_peer_name(msg.name)
+        problem = check_peer_name(msg.name) or check_incarnation(msg.incarnation)
         if problem:
             self._out.refuse(identity, problem)
             return
-        peers = self._peers
+        peers, config = self._peers, self._config
+        renamed: Peer | None = None
         holder = peers.by_name.get(msg.name)
+        if holder is None and peer is None and len(peers.by_name) >= self._config.max_peers:
+            self._out.refuse(
+                identity,
+                f"{len(peers.by_name)} processes are on the bus, the most this broker allows, so {msg.name!r} "
+                "cannot join: stop processes that are no longer needed, or start the broker with a "
+                "higher BrokerConfig.max_peers.",
+            )
+            return
+        if holder is None and peer is None and not self._joins.take(now, config.join_rate, config.join_burst):
+            retry = min(0.25, config.heartbeat_interval / 2)
+            reason = (
+                f"More processes are joining the bus than it takes ({config.join_rate:g} a second), so "
+                f"{msg.name!r} waits its turn: its client says Hello again every {retry:g} s."
+            )
+            busy = w.NameBusy(name=msg.name, last_heard=0.0, frees_within=0.0, retry_in=retry, reason=reason)
+            self._out.send(identity, busy)
+            return
         if holder is not None and holder.identity != identity:
             if holder.incarnation != msg.incarnation:
                 self._contest(identity, holder, msg, now)
@@ -81,20 +103,25 @@ class Sessions:
             peer = holder
         elif peer is not None and peer.name != msg.name:
             self.remove(peer, f"{peer.name} reconnected as {msg.name}")
-            peer = None
+            renamed, peer = peer, None
         if self._contests:
             self._contests.pop((msg.name, msg.incarnation), None)
         joined = peer is None
         changed: list[Gate] = []
         if peer is None:
             peer = Peer(name=msg.name, identity=identity, incarnation=msg.incarnation, last_seen=now)
+            if renamed is not None:  # the same connection under a new name keeps its rates (S2)
+                peer.control, peer.tables, peer.noticed = renamed.control, renamed.tables, renamed.noticed
             peers.add(peer)
         else:
             changed = self._new_session(peer)
         peer.last_seen = now
         peer.seq = 0
         peer.batch = msg.batch
-        config = self._config
+        peer.sent = peer.read = 0  # a new session: its connection (and what waited on it) may be new
+        peer.marks.clear()
+        peer.next_mark = config.max_queued_bytes // 4
+        pages = self._gates.pages()
         self._out.send(
             identity,
             w.Welcome(
@@ -103,14 +130,16 @@ class Sessions:
                 heartbeat=config.heartbeat_interval,
                 timeout=config.peer_timeout,
                 max_payload=config.max_payload,
-                gates=self._gates.infos(),
+                gates=pages[0],
                 peers=tuple(peers.by_name),
                 seq=0,
                 max_gates=config.max_gates_per_peer,
                 max_subscriptions=config.max_subscriptions_per_peer,
                 batch=True,
+                more=len(pages) > 1,
             ),
         )
+        self._gates.send_parts(peer, pages[1:])
         for gate in changed:
             self._gates.announce(gate)
         if joined:

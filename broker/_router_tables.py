@@ -43,6 +43,24 @@ class Pair:
 
 
 @dataclass(slots=True)
+class Bucket:
+    """A token bucket: how many more messages of a kind a peer may send now (S2)."""
+
+    tokens: float
+    at: float
+
+    def take(self, now: float, rate: float, burst: float) -> bool:
+        """Take one token if there is one (refilled at `rate` a second, up to `burst`)."""
+        tokens = min(burst, self.tokens + max(0.0, now - self.at) * rate)
+        self.at = max(now, self.at)
+        if tokens < 1.0:
+            self.tokens = tokens
+            return False
+        self.tokens = tokens - 1.0
+        return True
+
+
+@dataclass(slots=True)
 class Peer:
     name: str
     identity: bytes
@@ -60,6 +78,20 @@ class Peer:
     subscriptions: int = 0
     routes: dict[tuple[str, w.Kind], Route] = field(default_factory=dict)
     """Where this peer's calls to each (gate, kind) go, while the tables stay as they are."""
+    control: Bucket | None = None
+    """Its Hello, Provide, Withdraw, Subscribe, Unsubscribe, Snapshot and Stats (S2)."""
+    tables: Bucket | None = None
+    """Its Snapshots: each costs a whole table (S2)."""
+    noticed: float = -1e9
+    """When it was last told that a message of its was dropped for its rate (once a second)."""
+    sent: int = 0
+    """Bytes the broker handed the transport for it, this session (S2)."""
+    read: int = 0
+    """Bytes it has proven it read: `sent` when the latest mark it echoed was sent."""
+    marks: list[tuple[int, int]] = field(default_factory=list)
+    """The marks sent it and not yet echoed: (`sent` after the mark, its token), oldest first."""
+    next_mark: int = 0
+    """When `sent` reaches this, a mark goes after what was sent (`Router.mark`)."""
 
 
 @dataclass(slots=True)

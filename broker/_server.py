@@ -14,7 +14,9 @@ out without waiting for ZeroMQ to say whether more is queued (a getsockopt of 1 
 the latency path). What a frame produces is grouped by destination, and a peer that reads
 batches (its Hello said so) gets one batch frame rather than a frame a message
 (`_wire.batches`). A batch that cannot be sent fails each message it carried, as if each had
-been sent alone.
+been sent alone. While a turn leaves frames unread, the sweep waits (up to a liveness window): a
+peer's heartbeat may be among them. The bytes of every frame sent count against its peer's
+budget (`Peer.sent`, S2); a peer past it is cut off (`Router.cut_off`).
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ class Broker:
         sweep_every = min(0.25, self.config.heartbeat_interval / 2)
         next_sweep = clock() + sweep_every
         probes: list[float] = []  # when to probe every peer again, soonest first
+        behind_since = 0.0  # when the broker last left frames unread at the end of a turn (0: it has not)
+        patience = self.config.peer_timeout
         log.info("bus listening on %s", self.endpoint)
         try:
             while not self._stopping:
@@ -68,15 +72,21 @@ class Broker:
                 for _ in range(DRAIN_LIMIT):
                     received = transport.recv_nowait()
                     if received is None:
+                        behind_since = 0.0
                         break
                     self._deliver(router.handle(received[0], received[1], now))
+                else:
+                    behind_since = behind_since or now
                 now = clock()
                 if transport.take_disconnects():
                     probes = sorted({now, *probes, *(now + after for after in PROBE_AGAIN)})
                 if probes and probes[0] <= now:
                     probes = [at for at in probes if at > now]
                     self._deliver(router.probe())
-                if now >= next_sweep:
+                # Frames left unread may hold a peer's heartbeat: judge nobody silent while the
+                # broker itself is behind (S2: a flood must not make it drop honest peers), unless
+                # it has been behind for a whole liveness window.
+                if now >= next_sweep and (not behind_since or now - behind_since > patience):
                     self._deliver(router.sweep(now))
                     next_sweep = now + sweep_every
         finally:
@@ -86,21 +96,29 @@ class Broker:
 
     def _deliver(self, items: list[Outgoing]) -> None:
         send, router = self._transport.send_nowait, self.router
+        by_identity = router.by_identity
         while items:
             failed: list[Outgoing] = []
             for identity, group in _by_destination(items):
-                if len(group) == 1 or not router.reads_batches(identity):
+                peer = by_identity.get(identity)
+                if len(group) == 1 or peer is None or not peer.batch:
                     sent: Iterable[tuple[bytes, int]] = ((item.frame, 1) for item in group)
                 else:
                     sent = w.batches([item.frame for item in group])
-                start = 0
+                start = size = 0
                 for frame, count in sent:
                     why = send(identity, frame)
-                    if why is not None:
+                    if why is None:
+                        size += len(frame)
+                    else:
                         log.debug("undeliverable to %r: %s", identity, why)
                         for item in group[start : start + count]:
                             failed += router.undeliverable(item, why, gone=why == UNREACHABLE)
                     start += count
+                if peer is not None:
+                    peer.sent += size
+                    if peer.sent >= peer.next_mark and by_identity.get(identity) is peer:
+                        failed += router.mark(peer)  # sent with the next round
             items = failed
 
     def stop(self) -> None:

@@ -59,6 +59,11 @@ if TYPE_CHECKING:
     from ._wire import Frame
 
 _HWM: Final = 100_000
+_BROKER_RCVHWM: Final = 1_000
+"""Frames the broker's ZeroMQ may hold unread from one connection (S2): past it, TCP holds the
+sender back. A peer of this package sends at most 32 messages a frame and 8,192 calls in flight,
+so 1,000 frames never stop an honest one; 100,000 let one flooding connection park hundreds of
+MB in the broker before it read any."""
 # Plain ints: pyzmq's flag enums cost a Python-level `__or__`/`__call__` on every send.
 _NOBLOCK: Final = int(zmq.NOBLOCK)
 _MORE_NOBLOCK: Final = int(zmq.SNDMORE | zmq.NOBLOCK)
@@ -109,7 +114,7 @@ class RouterTransport:
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # unknown identity: an error, not a silent drop
         sock.setsockopt(zmq.SNDHWM, _HWM)
-        sock.setsockopt(zmq.RCVHWM, _HWM)
+        sock.setsockopt(zmq.RCVHWM, _BROKER_RCVHWM)
         # A hard ceiling far above the payload limit, which the router checks with a clear
         # error; a frame over this one means a raw client, whose connection ZeroMQ drops.
         sock.setsockopt(zmq.MAXMSGSIZE, max_frame)

@@ -102,7 +102,9 @@ class Hello(msgspec.Struct, tag="hello", tag_field="t", frozen=True):
 
 
 class Ping(msgspec.Struct, tag="ping", tag_field="t", frozen=True):
-    pass
+    mark: int = 0
+    """The latest `Pong.mark` this process read: it has read everything the broker sent before it
+    (S2: what the broker sent after the latest mark echoed waits unread, and is bounded)."""
 
 
 class Bye(msgspec.Struct, tag="bye", tag_field="t", frozen=True):
@@ -206,6 +208,8 @@ class Welcome(msgspec.Struct, tag="welcome", tag_field="t", frozen=True):
     max_subscriptions: int = 0
     batch: bool = False
     """This broker reads batch frames: the peer may join the messages it sends."""
+    more: bool = False
+    """The gate table goes on in the GateTable pages that follow (`GateTable.part`)."""
 
 
 class Refused(msgspec.Struct, tag="refused", tag_field="t", frozen=True):
@@ -218,6 +222,9 @@ class NeedHello(msgspec.Struct, tag="needhello", tag_field="t", frozen=True):
 
 class Pong(msgspec.Struct, tag="pong", tag_field="t", frozen=True):
     broker: str
+    mark: int = 0
+    """Nonzero: a mark in this process's stream, which it echoes at once in a Ping (`Ping.mark`),
+    proving it has read everything before it (S2). Only a reader knows it: it cannot be guessed."""
 
 
 class Invoke(msgspec.Struct, tag="invoke", tag_field="t", frozen=True):
@@ -258,15 +265,24 @@ class PeerLeft(msgspec.Struct, tag="left", tag_field="t", frozen=True):
 
 
 class GateTable(msgspec.Struct, tag="table", tag_field="t", frozen=True):
+    """The whole gate table (the answer to a Snapshot), or a page of it: a table too big for one
+    frame goes as a first message (this, or a Welcome) with `more`, then pages with `part` (S2)."""
+
     gates: tuple[GateInfo, ...]
     peers: tuple[str, ...]
     seq: int
+    part: bool = False
+    """A page that goes on the table before it (a Welcome, or a GateTable); `peers` is empty."""
+    more: bool = False
+    """More pages follow."""
 
 
 class Notice(msgspec.Struct, tag="notice", tag_field="t", frozen=True):
     """An error about something that had no reply of its own (a refused Provide, a bad frame)."""
 
     error: ErrorInfo
+    about: str = ""
+    """The tag of the message refused ("snapshot", "stats"), when a waiter waits for its answer."""
 
 
 class AliveAck(msgspec.Struct, tag="aliveack", tag_field="t", frozen=True):
@@ -288,6 +304,9 @@ class NameBusy(msgspec.Struct, tag="namebusy", tag_field="t", frozen=True):
     frees_within: float
     """Seconds within which the name is free if that process is gone."""
     retry_in: float
+    reason: str = ""
+    """Why the name must wait, when it is not held at all: the bus takes no more newcomers this
+    moment (S2, a flood of joins); empty for a name another process holds."""
 
 
 class StatsReply(msgspec.Struct, tag="statsreply", tag_field="t", frozen=True):

@@ -149,6 +149,7 @@ class AdvanceClockArgs(_Args):
 
 class SaveArgs(_Args):
     path: str | None = None
+    """A file name in the world folder (`DATA_DIR/worlds`), such as "farm.json"; none: the --save file."""
 
 
 class AdminHelloArgs(_Args):

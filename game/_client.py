@@ -267,9 +267,9 @@ class GameClient:
         """Move the test clock on by `seconds` (a --test-clock game only), recording the arrivals."""
         return await self._admin(GameGate.ADVANCE_CLOCK, ClockReply, {"seconds": seconds})
 
-    async def save(self, path: str | None = None) -> SaveReply:
-        """Write the world to `path` (absolute: the game's folder is not the caller's), or to its --save file."""
-        return await self._admin(GameGate.SAVE, SaveReply, {} if path is None else {"path": path})
+    async def save(self, name: str | None = None) -> SaveReply:
+        """Write the world to the file `name` ("farm.json") of the world folder, or to the game's --save file."""
+        return await self._admin(GameGate.SAVE, SaveReply, {} if name is None else {"path": name})
 
     async def reset(self) -> ResetReply:
         """The world back as the game started with it (a --test-clock game only: tests)."""

@@ -59,13 +59,17 @@ def yalms(value: float) -> str:
 class GameEngine:
     """The world, its clock and its change log; `record` is the only way the world changes."""
 
-    def __init__(self, world: World, clock: Clock, *, save_path: Path | None = None) -> None:
+    def __init__(
+        self, world: World, clock: Clock, *, save_path: Path | None = None, worlds: Path | None = None
+    ) -> None:
         self.world = world
         self._start = copy.deepcopy(world)
         """The world as the game started with it, for `restore_start` (`Game.Reset`)."""
         self.clock = clock
         self.log = ChangeLog()
         self.save_path = save_path
+        self.worlds = worlds
+        """The world folder `Game.Save` writes named worlds into (None: the game has no data dir)."""
         self.change_listeners: list[Callable[[Change], None]] = []
         """Called with each change once it is recorded (the gates broadcast it)."""
         self.reset_listeners: list[Callable[[int], None]] = []

@@ -94,7 +94,7 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
     Route(GameGate.END_COMBAT, a.NoArgs, _social.end_combat),
     Route(GameGate.SET, a.SetArgs, _setting.set_value, '{"path": "gil", "value": 5000}'),
     Route(GameGate.ADVANCE_CLOCK, a.AdvanceClockArgs, _setting.advance_clock, '{"seconds": 5}'),
-    Route(GameGate.SAVE, a.SaveArgs, _setting.save, '{"path": "/tmp/world.json"}'),
+    Route(GameGate.SAVE, a.SaveArgs, _setting.save, '{"path": "farm.json"}'),
     Route(GameGate.RESET, a.NoArgs, _setting.reset),
 )
 

@@ -38,7 +38,7 @@ from ._engine import GameEngine
 from ._errors import WorldFileError
 from ._gates import provide_game_gates
 from ._names import GAME_NAME
-from ._world_file import load_world
+from ._world_file import WORLDS_DIR, load_world
 
 __all__ = ["CONNECT_TIMEOUT", "GameConfig", "add_game_options", "build_world", "main", "run_game", "serve_game"]
 
@@ -62,7 +62,8 @@ class GameConfig:
     save_file: Path | None = None
     """Where `Game.Save` writes when it is given no path."""
     data_dir: Path | None = None
-    """XIV MCP's data dir: the admin gates check the player key in it (None: no key, they refuse)."""
+    """XIV MCP's data dir: the admin gates check the player key in it (None: no key, they refuse), and
+    `Game.Save` writes a named world into its world folder (`DATA_DIR/worlds`)."""
 
     @property
     def player_key_file(self) -> Path | None:
@@ -109,7 +110,8 @@ async def serve_game(
     """Run the game on the bus until cancelled; `on_ready(endpoint)` once the broker holds its gates."""
     world = build_world(config) if world is None else world
     clock: Clock = TestClock(world.time) if config.test_clock else RealClock(world.time)
-    engine = GameEngine(world, clock, save_path=config.save_file)
+    worlds = None if config.data_dir is None else config.data_dir / WORLDS_DIR
+    engine = GameEngine(world, clock, save_path=config.save_file, worlds=worlds)
     async with connect(config.bus, GAME_NAME, connect_timeout=connect_timeout) as pi, anyio.create_task_group() as tg:
         provide_game_gates(pi, engine, AdminDoor(config.player_key_file))
         if not clock.manual:

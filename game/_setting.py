@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Final
 
 import msgspec
@@ -26,7 +25,7 @@ from ._errors import Refusal, WorldFileError
 from ._moving import check_world_point
 from ._replies import ChangeReply, ClockReply, ResetReply, SaveReply
 from ._social import fight, login, logout, switch_target
-from ._world_file import MAX_WALK_SPEED, save_world
+from ._world_file import MAX_WALK_SPEED, save_world, world_in_folder
 
 __all__ = ["SET_PATHS", "advance_clock", "reset", "save", "set_value", "world_now"]
 
@@ -259,13 +258,22 @@ def world_now(engine: GameEngine) -> World:
 
 
 def save(engine: GameEngine, args: SaveArgs, _: str) -> SaveReply:
-    """Write the world to `path`, or to the game's --save file."""
-    if args.path is not None and args.path.strip():
-        path = Path(args.path.strip())
-    elif engine.save_path is not None:
-        path = engine.save_path
-    else:
-        raise Refusal('the game was started without --save, so give a file: {"path": "world.json"}')
+    """Write the world to a file of the world folder, or to the game's --save file (S5: never elsewhere)."""
+    name = (args.path or "").strip()
+    try:
+        if name:
+            if engine.worlds is None:
+                raise Refusal(
+                    "the game was started without --data-dir, so it has no world folder: start it with one "
+                    "(as `xivmcp up` does), or with --save FILE.json and call Game.Save without a path"
+                )
+            path = world_in_folder(engine.worlds, name)
+        elif engine.save_path is not None:
+            path = engine.save_path
+        else:
+            raise Refusal('the game was started without --save, so give a file name: {"path": "world.json"}')
+    except WorldFileError as exc:
+        raise Refusal(str(exc).rstrip(".")) from None
     try:
         written = save_world(world_now(engine), path)
     except WorldFileError as exc:

@@ -1,5 +1,10 @@
 """World files: loading one for `--world FILE.json`, and writing one for `Game.Save` (W1).
 
+`Game.Save` writes only into the data dir's world folder (`DATA_DIR/worlds`, `world_in_folder`),
+or to the game's own `--save FILE`: paths the player chose, never one a caller names (S5). A
+call that names another path is refused without touching it, so the game is no oracle of what
+exists where. `xivmcp game save PATH` writes elsewhere from the player's own process.
+
 A world file is the `World` document as JSON. Loading checks what decoding cannot (the player
 stands in a zone the world has, a map's size factor is positive ...) and names the field, so a
 hand-edited file gets one line saying what to fix. Writing replaces the file at once (a reader
@@ -21,12 +26,24 @@ import msgspec
 from ._documents import World
 from ._errors import WorldFileError
 
-__all__ = ["MAX_CHAT_LINES", "MAX_WALK_SPEED", "check_world", "decode_world", "load_world", "save_world"]
+__all__ = [
+    "MAX_CHAT_LINES",
+    "MAX_WALK_SPEED",
+    "WORLDS_DIR",
+    "check_world",
+    "decode_world",
+    "load_world",
+    "save_world",
+    "world_in_folder",
+]
 
 MAX_CHAT_LINES: Final = 500
+"""Chat lines the world keeps (the newest), so a long session's world stays small (B7)."""
 MAX_WALK_SPEED: Final = 100.0
 """Yalms per second a world may walk at (the game's own is 6)."""
-"""Chat lines the world keeps (the newest), so a long session's world stays small (B7)."""
+WORLDS_DIR: Final = "worlds"
+"""The data dir's world folder: where `Game.Save` writes a world it is given a name for."""
+_NAME_LIMIT: Final = 100
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(World).decode
@@ -122,3 +139,23 @@ def save_world(world: World, path: Path) -> Path:
                 os.unlink(temporary)
         raise WorldFileError(f"The world could not be written to {path}: {exc.strerror or exc}.") from None
     return path
+
+
+def world_in_folder(folder: Path, name: str) -> Path:
+    """The file `name` of the world folder `folder` (made, owner-only, if missing); `WorldFileError`
+    for a name that is not a plain file name ending in .json. Nothing outside the folder is looked at."""
+    plain = (
+        0 < len(name) <= _NAME_LIMIT
+        and name.isprintable()
+        and not name.startswith(".")
+        and not any(sep in name for sep in ("/", "\\", ":"))
+    )
+    if not plain or not name.lower().endswith(".json"):
+        shown = name[:_NAME_LIMIT].encode("unicode_escape").decode("ascii")
+        why = "is not a plain file name" if not plain else "does not end in .json"
+        raise WorldFileError(
+            f"'{shown}' {why}: the game writes worlds only into its world folder {folder}, so give a name "
+            'such as "farm.json" (no folder); `xivmcp game save PATH` writes anywhere you choose'
+        )
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder / name

@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 
 from gates.contract import RuntimeInfo, remove_runtime, write_runtime
 from gates.host import HostConfig, host_running
 from gates.mcp import McpSettings
+
+if TYPE_CHECKING:
+    from gates.mcp import McpEndpoint
 
 __all__ = ["run_host"]
 
@@ -38,12 +41,12 @@ async def run_host(
     With `mcp` it also serves AI apps over MCP Streamable HTTP (`on_endpoint` gets the URL once
     it listens), from before `on_ready` until before the host closes."""
     async with host_running(config) as host, anyio.create_task_group() as tg:
-        endpoint = None
+        endpoint: McpEndpoint | None = None
         if mcp is not None:
             from gates.mcp import McpEndpoint  # the server, loaded only by a host that serves it
 
             endpoint = await McpEndpoint.start(host, mcp, tg)
-            if endpoint is not None and on_endpoint is not None:
+            if on_endpoint is not None:
                 on_endpoint(endpoint.url)
         try:
             with anyio.fail_after(READY_TIMEOUT):

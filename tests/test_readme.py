@@ -30,7 +30,9 @@ from bench import fuzz, soak
 from broker import DEFAULT_ENDPOINT, BrokerConfig
 from gates.contract import DEFAULT_BUS
 from gates.host import APPROVAL_TIMEOUT, HostLimits
-from gates.mcp import DEFAULT_HTTP_PORT
+from gates.host.jobs._room import MAX_BYTES_PER_OWNER, MAX_JOBS_PER_OWNER
+from gates.host.jobs._runner import MAX_JOBS
+from gates.mcp import DEFAULT_HTTP_PORT, HttpLimits
 from gates.testing import Process, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +93,10 @@ def test_the_numbers_the_readme_quotes_are_the_codes() -> None:
         f"rotates\nat {limits.audit_max_bytes // (1024 * 1024)} MiB and keeps {limits.audit_keep} old files": True,
         f"({fuzz.DEFAULT_EXAMPLES:,} examples)": True,
         f"{soak.DEFAULT_PLUGINS} plugins, {soak.DEFAULT_CALLS:,} calls": True,
+        f"at most {HttpLimits().max_connections}\nconnections": True,
+        f"gives each {HttpLimits().header_seconds:g} seconds to send its\nrequest head": True,
+        f"Jobs: {MAX_JOBS:,} in all": True,
+        f"{MAX_JOBS_PER_OWNER:,} jobs and {MAX_BYTES_PER_OWNER // 2**20} MiB of stored job": True,
     }
     for phrase, holds in quoted.items():
         assert phrase in text, f"the README no longer says {phrase!r}"

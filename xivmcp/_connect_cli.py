@@ -1,9 +1,14 @@
-"""`xivmcp connect [APP]`: what each AI app needs to reach XIV MCP, and whether it is set up (A10).
+"""`xivmcp connect [APP]`: what each AI app needs to reach XIV MCP, and whether it is set up (A10);
+`xivmcp token rotate`: a new MCP token (S5).
 
 It prints the endpoint's URL, the Authorization header (the token from DATA_DIR/token) and each
 app's configuration, says which app configuration files already name the endpoint, and tries an
 MCP `initialize` with a short timeout to say whether the endpoint answers. Exit status 0 when it
 answers with this token, 1 when it does not.
+
+S5: the token goes over the network only to the host its data dir names (`DATA_DIR/runtime.json`:
+a live process and its MCP URL). At any other URL (an --http or $XIVMCP_HTTP that names no host
+of this data dir, a port some other program took) the check is made without it, and says so.
 """
 
 from __future__ import annotations
@@ -19,7 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from gates.contract import ENV_HTTP, read_runtime
-from gates.mcp import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, EndpointError, mcp_url, parse_http_address, read_mcp_token
+from gates.datadir import owner_only_dir
+from gates.mcp import (
+    DEFAULT_HTTP_HOST,
+    DEFAULT_HTTP_PORT,
+    TOKEN_FILE,
+    EndpointError,
+    mcp_url,
+    parse_http_address,
+    read_mcp_token,
+    rotate_mcp_token,
+)
 
 from ._common import print_err
 
@@ -44,6 +59,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
         f"else 127.0.0.1:{DEFAULT_HTTP_PORT})",
     )
     p.set_defaults(func=cmd_connect, finds_system=True)
+    p = sub.add_parser("token", parents=[common], help="the MCP token AI apps send: `xivmcp token rotate`")
+    p.add_argument("action", choices=["rotate"], help="rotate: make a new MCP token; the old one stops working at once")
+    p.set_defaults(func=cmd_token_rotate)
+
+
+NOT_IN_PROJECT = (
+    "Keep the token out of project files that get committed or shared ({files}): anyone who has it can\n"
+    "act as your AI app in the game while XIV MCP runs. Use the user-level file, or add the project\n"
+    "file to .gitignore. `xivmcp token rotate` makes a new token if one got out."
+)
 
 
 def _json(value: Any) -> str:
@@ -71,18 +96,24 @@ def _claude_code(url: str, auth: str) -> str:
     config = {"mcpServers": {SERVER_NAME: {"type": "http", "url": url, "headers": {"Authorization": auth}}}}
     return (
         f'claude mcp add --transport http {SERVER_NAME} {url} --header "Authorization: {auth}"\n'
-        f"or, for a project, in .mcp.json:\n{_json(config)}"
+        f"or, for a project, in .mcp.json:\n{_json(config)}\n{NOT_IN_PROJECT.format(files='.mcp.json')}"
     )
 
 
 def _cursor(url: str, auth: str) -> str:
     config = {"mcpServers": {SERVER_NAME: {"url": url, "headers": {"Authorization": auth}}}}
-    return f"In ~/.cursor/mcp.json (or .cursor/mcp.json in a project):\n{_json(config)}"
+    return (
+        f"In ~/.cursor/mcp.json (or .cursor/mcp.json in a project):\n{_json(config)}\n"
+        f"{NOT_IN_PROJECT.format(files='.cursor/mcp.json')}"
+    )
 
 
 def _vscode(url: str, auth: str) -> str:
     config = {"servers": {SERVER_NAME: {"type": "http", "url": url, "headers": {"Authorization": auth}}}}
-    return f"In .vscode/mcp.json (or the user mcp.json: MCP: Open User Configuration):\n{_json(config)}"
+    return (
+        f"In the user mcp.json (MCP: Open User Configuration), or .vscode/mcp.json:\n{_json(config)}\n"
+        f"{NOT_IN_PROJECT.format(files='.vscode/mcp.json')}"
+    )
 
 
 def _codex(url: str, auth: str) -> str:
@@ -147,8 +178,27 @@ def endpoint_url(http: str | None, data_dir: Path, *, named: bool = False) -> st
     return mcp_url(DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT)
 
 
-def check_endpoint(url: str, token: str | None, timeout: float = CHECK_SECONDS) -> tuple[bool, str]:
-    """Try an MCP initialize; (answers with this token, what happened)."""
+def token_destination(url: str, data_dir: Path) -> bool:
+    """Whether `url` is the endpoint of the host `data_dir` names (its runtime file: a live process
+    serving MCP there), the only listener the token may be sent to (S5)."""
+    running = read_runtime(data_dir)
+    return running is not None and running.mcp == url
+
+
+def check_guarded(url: str, token: str | None, data_dir: Path, timeout: float = CHECK_SECONDS) -> tuple[bool, str]:
+    """`check_endpoint`, with the token only if `url` is the data dir's host (S5: never to an
+    unknown listener); elsewhere without it, and the message says the token was held back."""
+    if token_destination(url, data_dir):
+        return check_endpoint(url, token, timeout)
+    answers, message = check_endpoint(url, None, timeout, data_dir=data_dir)
+    return answers and token is None, message
+
+
+def check_endpoint(
+    url: str, token: str | None, timeout: float = CHECK_SECONDS, *, data_dir: Path | None = None
+) -> tuple[bool, str]:
+    """Try an MCP initialize; (answers with this token, what happened). `data_dir` given: the token
+    was held back, for no host of that data dir runs at `url`."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -168,6 +218,12 @@ def check_endpoint(url: str, token: str | None, timeout: float = CHECK_SECONDS) 
             reply = json.loads(response.read() or b"{}")
             session = response.headers.get("Mcp-Session-Id")
     except urllib.error.HTTPError as exc:
+        if exc.code == 401 and data_dir is not None:
+            return False, (
+                f"{url} asks for a token, but no XIV MCP host of the data dir {data_dir} runs there "
+                "(its runtime.json names none), so the token was not sent. Start XIV MCP with "
+                f"`xivmcp up --data-dir {data_dir}`, or give the --data-dir of the host that runs there."
+            )
         if exc.code == 401:
             return False, (
                 f"{url} answers but refuses this token: is the host running with another --data-dir? "
@@ -217,6 +273,25 @@ def cmd_connect(args: argparse.Namespace) -> int:
         found = configured_in(paths(), url)
         where = f" (already set up in {', '.join(map(str, found))})" if found else ""
         print(f"\n== {title}{where}\n{snippet(url, auth)}")
-    answers, message = check_endpoint(url, token)
+    answers, message = check_guarded(url, token, Path(args.data_dir))
     print(f"\n{message}")
     return 0 if answers else 1
+
+
+def cmd_token_rotate(args: argparse.Namespace) -> int:
+    """A new MCP token in the data dir. The running host checks the token file at each request,
+    so the old token stops working at once, with no restart (which would end every app's session)."""
+    data_dir = Path(args.data_dir)
+    owner_only_dir(data_dir)
+    rotate_mcp_token(data_dir)
+    running = read_runtime(data_dir)
+    now = (
+        f"the running host (pid {running.pid}) takes it at its next request"
+        if running is not None
+        else "XIV MCP uses it from its next start"
+    )
+    print(
+        f"A new MCP token is in {data_dir / TOKEN_FILE}; the old one no longer opens the endpoint ({now}).\n"
+        "Give your AI apps the new one: `xivmcp connect` shows it, with each app's configuration."
+    )
+    return 0

@@ -5,7 +5,7 @@
     xivmcp game set PATH VALUE             gil, position, territory, logged_in, inventory.<itemId>, ...
     xivmcp game changes [--since N] [--limit N] [--json]
     xivmcp game advance SECONDS            the test clock
-    xivmcp game save FILE                  write the world to a file
+    xivmcp game save NAME|PATH             write the world: NAME into DATA_DIR/worlds, a PATH from here
 
 The game checks the player key of its --data-dir for `set`, `advance` and `save` (its admin gates,
 F4), and these commands prove the key of theirs: the same data dir, as `xivmcp up` gives both.
@@ -33,8 +33,10 @@ from game import (
     GameError,
     GameUnavailableError,
     World,
+    WorldFileError,
     add_game_options,
     run_game,
+    save_world,
     to_map,
 )
 from gates.contract import escaped, escaped_json
@@ -81,8 +83,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     a = actions.add_parser("advance", parents=[late], help="move the test clock on by SECONDS")
     a.add_argument("seconds", type=float)
     a.set_defaults(func=cmd_advance)
-    a = actions.add_parser("save", parents=[late], help="write the world to FILE (a .json file)")
-    a.add_argument("file", type=Path)
+    a = actions.add_parser(
+        "save", parents=[late], help="write the world: a NAME.json into DATA_DIR/worlds, or to PATH (a .json file)"
+    )
+    a.add_argument("file", type=Path, metavar="NAME|PATH")
     a.set_defaults(func=cmd_save)
 
 
@@ -220,9 +224,21 @@ def cmd_advance(args: argparse.Namespace) -> int:
 
 
 def cmd_save(args: argparse.Namespace) -> int:
+    """A bare name goes to the game's world folder (`Game.Save`); a path is written by this process,
+    where the player said (S5: the game writes nowhere a caller names)."""
+    file: Path = args.file
+
     async def act(game: GameClient) -> int:
-        reply = await game.save(str(args.file.expanduser().absolute()))  # this shell's folder, not the game's
-        print(f"saved the world to {reply.path}")
+        if str(file) == file.name:
+            reply = await game.save(file.name)
+            print(f"saved the world to {reply.path}")
+            return 0
+        try:
+            written = save_world(await game.state(), file)
+        except WorldFileError as exc:
+            print_err(str(exc))
+            return 1
+        print(f"saved the world to {written}")
         return 0
 
     return _with_game(args, act)

@@ -25,7 +25,7 @@ from gates.contract import HOST_NAME, Gate, escaped, read_runtime
 from gates.mcp import read_mcp_token
 
 from ._common import cli_peer_name, run_async
-from ._connect_cli import check_endpoint, endpoint_url
+from ._connect_cli import check_guarded, endpoint_url
 
 BUS_SECONDS = 1.5
 """How long `status` waits for the bus to answer."""
@@ -65,7 +65,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         token: str | None = read_mcp_token(data_dir)
     except FileNotFoundError:
         token = None
-    mcp_answers, mcp_message = check_endpoint(url, token, timeout=BUS_SECONDS)
+    mcp_answers, mcp_message = check_guarded(url, token, data_dir, timeout=BUS_SECONDS)  # S5
     runtime = None if running is None else msgspec.to_builtins(running)
     report = {"dataDir": str(data_dir), "runtime": runtime, **state, "mcp": {"url": url, "answers": mcp_answers}}
     if args.json:

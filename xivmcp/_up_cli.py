@@ -20,6 +20,7 @@ from gates.mcp import (
     DEFAULT_HTTP_PORT,
     EndpointError,
     McpSettings,
+    address_taken,
     check_bind_address,
     parse_http_address,
 )
@@ -93,7 +94,6 @@ def mcp_settings(args: argparse.Namespace) -> McpSettings | None:
         http_host=host,
         http_port=port,
         allow_remote_http=remote,
-        http_required=http is not None,  # the default address may be taken: then the host runs without it
         auth_disabled=no_auth,
     )
 
@@ -129,9 +129,13 @@ def cmd_up(args: argparse.Namespace) -> int:
     (`python -m bench.startup`). The children start before this process loads the host and the
     MCP stack (the command line loads only the command's own module), so they import meanwhile."""
     try:
-        mcp = mcp_settings(args)  # refuse a bad --http before starting anything
+        mcp = mcp_settings(args)  # refuse a bad --http, or a taken port, before starting anything
     except EndpointError as exc:
         print_err(str(exc))
+        return 2
+    taken = None if mcp is None or mcp.http_port == 0 else address_taken(mcp.http_host, mcp.http_port)
+    if taken is not None:  # S5: no system whose AI apps would talk to whatever holds the port
+        print_err(taken)
         return 2
     owner_only_dir(Path(args.data_dir))  # B8: the user's alone, from the start
     lock = DataDirLock(Path(args.data_dir))

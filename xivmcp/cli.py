@@ -46,6 +46,7 @@ _COMMANDS: Final[dict[str, str]] = {
     "game": "_game_cli",
     **dict.fromkeys(_PLAYER_COMMANDS, "_player_cli"),
     "connect": "_connect_cli",
+    "token": "_connect_cli",
     "check": "_check_cli",
 }
 """Each command's module (tests/test_layering.py checks it against what each module adds)."""

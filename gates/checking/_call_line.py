@@ -26,6 +26,8 @@ class EffectLine(msgspec.Struct, rename="camel", kw_only=True):
     """The capabilities that cover it: declaring any one of them allows it."""
     undeclared: bool = False
     """The tool declared none of them."""
+    by: list[str] = []
+    """Who made the changes behind it, as the simulated game recorded them (the real host cannot tell)."""
 
 
 class CallLine(msgspec.Struct, rename="camel", kw_only=True):
@@ -35,6 +37,8 @@ class CallLine(msgspec.Struct, rename="camel", kw_only=True):
     ok: bool = False
     error: str | None = None
     effects: list[EffectLine] = []
+    explanation: list[str] = []
+    """For an undeclared effect another process made: who did it, while the verdict stands (F4)."""
     changed_on_error: bool = False
     """It answered an error, yet the game changed (T3)."""
     pending: bool = False

@@ -28,6 +28,7 @@ import anyio.to_thread
 
 import broker
 from gates.contract import ENV_BUS, ENV_DATA_DIR, PluginState
+from gates.datadir import owner_only_dir
 from gates.player import Awaits
 from gates.testing import Process, XivMcpSystem
 
@@ -130,7 +131,11 @@ def _sole_exception(group: BaseExceptionGroup[BaseException]) -> BaseException |
 
 
 def _start_plugin(system: XivMcpSystem, target: CheckTarget, record: Path | None, options: CheckOptions) -> Process:
-    env = {**os.environ, ENV_BUS: system.endpoint, ENV_DATA_DIR: str(system.data_dir)}
+    # B8: the plugin under test gets a data dir of its own, empty, never the host's: that one holds
+    # the player key (the game's admin gates and the player's gate would answer whoever has it) and
+    # the MCP token. $XIVMCP_BUS tells it the bus, as the real host's plugins are told theirs.
+    own = owner_only_dir(system.root / "plugin-data")
+    env = {**os.environ, ENV_BUS: system.endpoint, ENV_DATA_DIR: str(own)}
     if record is None:
         argv = list(target.argv)
     else:

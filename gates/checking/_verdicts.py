@@ -93,9 +93,16 @@ def _undeclared_effect(call: _Call) -> list[Finding]:
             Rule.UNDECLARED_EFFECT,
             "T2, W4",
             f"{what}. {call.tool} did this when called with {call.sent}; declare the capability that covers it "
-            f"({' or '.join(covering)}) in its definition, or do not do it.",
+            f"({' or '.join(covering)}) in its definition, or do not do it." + _who(call),
         )
     ]
+
+
+def _who(call: _Call) -> str:
+    """F4: the real host judges the whole difference; when another process made it, say so."""
+    if not call.line.explanation:
+        return ""
+    return " " + " ".join(call.line.explanation) + " In the game, keep other plugins still during such a call."
 
 
 def _changed_on_error(call: _Call) -> list[Finding]:

@@ -8,12 +8,13 @@ loads only the standard library, `filelock` and the contract.
 from __future__ import annotations
 
 from ._lock import LOCK_FILE, DataDirInUseError, DataDirLock
-from ._secrets import owner_only_dir, owner_only_file, read_secret, secret, write_secret
+from ._secrets import new_secret, owner_only_dir, owner_only_file, read_secret, secret, write_secret
 
 __all__ = [
     "LOCK_FILE",
     "DataDirInUseError",
     "DataDirLock",
+    "new_secret",
     "owner_only_dir",
     "owner_only_file",
     "read_secret",

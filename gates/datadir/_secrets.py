@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
-__all__ = ["owner_only_dir", "owner_only_file", "read_secret", "secret", "write_secret"]
+__all__ = ["new_secret", "owner_only_dir", "owner_only_file", "read_secret", "secret", "write_secret"]
 
 log = logging.getLogger("gates.host")
 
@@ -56,6 +56,16 @@ def write_secret(path: Path, value: str) -> None:
         handle.write(value)
     if _POSIX:
         os.chmod(path, 0o600)  # the file may have existed with wider bits
+
+
+def new_secret(path: Path) -> str:
+    """Replace the secret at `path` with a new one, whole: a reader sees the old value or the new,
+    never half of one (a temporary file, 0600 from the start, then a rename)."""
+    value = secrets.token_urlsafe(32)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
+    write_secret(temporary, value)
+    os.replace(temporary, path)
+    return value
 
 
 def read_secret(path: Path, what: str) -> str:

@@ -180,8 +180,8 @@ class HostGates:
 
     def _own_job(self, job_id: str | None) -> JobInfo:
         """The caller's own job, by id or name; any other is refused as if there were none."""
-        job = self.jobs.find(job_id or "")
-        if job is None or job.owner != current_caller():
+        job = self.jobs.find(job_id or "", current_caller(), mine_only=True)  # B7: names resolve within the owner
+        if job is None:
             raise RefusedError(f"No job {quote(job_id or '')} of yours.")
         return job
 

@@ -3,7 +3,7 @@
 It sits above the host (`gates.host`) and below the process runner (`gates.runner`). The light
 part, the endpoint's settings, the token and the URL (`McpSettings`, `mcp_url`, `read_mcp_token`,
 ...) loads without `mcp`, `uvicorn` or `starlette`, so the command line can use it; the server
-itself (`McpEndpoint`, `uvicorn_server`) is imported on first use.
+itself (`McpEndpoint`, `uvicorn_server` and its bounds, `HttpLimits`) is imported on first use.
 """
 
 from __future__ import annotations
@@ -17,16 +17,19 @@ from ._settings import (
     TOKEN_FILE,
     EndpointError,
     McpSettings,
+    TokenFile,
+    address_taken,
     check_bind_address,
     is_loopback,
     mcp_token,
     mcp_url,
     parse_http_address,
     read_mcp_token,
+    rotate_mcp_token,
 )
 
 if _typing.TYPE_CHECKING:
-    from ._http import McpEndpoint, uvicorn_server
+    from ._http import HttpLimits, McpEndpoint, uvicorn_server
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
@@ -34,18 +37,22 @@ __all__ = [
     "MCP_PATH",
     "TOKEN_FILE",
     "EndpointError",
+    "HttpLimits",
     "McpEndpoint",
     "McpSettings",
+    "TokenFile",
+    "address_taken",
     "check_bind_address",
     "is_loopback",
     "mcp_token",
     "mcp_url",
     "parse_http_address",
     "read_mcp_token",
+    "rotate_mcp_token",
     "uvicorn_server",
 ]
 
-_HEAVY = frozenset({"McpEndpoint", "uvicorn_server"})
+_HEAVY = frozenset({"HttpLimits", "McpEndpoint", "uvicorn_server"})
 
 
 def __getattr__(name: str) -> _typing.Any:

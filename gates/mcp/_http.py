@@ -13,7 +13,6 @@ signal handling: `run_host` starts the endpoint after the gates and closes it be
 from __future__ import annotations
 
 import asyncio
-import errno
 import hmac
 import logging
 import socket
@@ -38,11 +37,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gates.host import Host
 
+from ._limits import HttpLimits, bounded_h11
 from ._notify import SESSION_HEADER, Notifier, Sessions
 from ._server import CLIENT_GONE, ClientGone, build_server
-from ._settings import MCP_PATH, EndpointError, McpSettings, check_bind_address, is_loopback, mcp_token, mcp_url
+from ._settings import (
+    MCP_PATH,
+    EndpointError,
+    McpSettings,
+    TokenFile,
+    check_bind_address,
+    is_loopback,
+    mcp_url,
+    taken_message,
+)
 
-__all__ = ["McpEndpoint", "uvicorn_server"]
+__all__ = ["HttpLimits", "McpEndpoint", "uvicorn_server"]
 
 log = logging.getLogger("gates.mcp")
 
@@ -73,9 +82,9 @@ def _security(bind_host: str, hosts: list[str], origins: list[str]) -> Transport
 class _Guard:
     """Origin and bearer token first; then watch each POST's client, and track GET streams and DELETEs."""
 
-    def __init__(self, app: ASGIApp, *, token: str | None, origins: list[str], sessions: Sessions) -> None:
+    def __init__(self, app: ASGIApp, *, token: TokenFile | None, origins: list[str], sessions: Sessions) -> None:
         self.app = app
-        self._token = token.encode() if token is not None else None
+        self._token = token
         self._origins = frozenset(origins)
         self._sessions = sessions
 
@@ -114,7 +123,7 @@ class _Guard:
     def _authorized(self, header: str | None) -> bool:
         assert self._token is not None
         scheme, _, credentials = (header or "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip().encode(), self._token)
+        return scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip().encode(), self._token.current())
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Read the body, then serve it while watching for the client to go away (uvicorn does not cancel)."""
@@ -163,19 +172,22 @@ def _refuse(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "error_description": message}, status_code=status)
 
 
-def uvicorn_server(app: ASGIApp, *, lifespan: str) -> uvicorn.Server:
-    """uvicorn as the endpoint runs it: h11, no access log, no signal handling of its own.
+def uvicorn_server(app: ASGIApp, *, lifespan: str, limits: HttpLimits | None = None) -> uvicorn.Server:
+    """uvicorn as the endpoint runs it: h11 with the endpoint's bounds (S5, `_limits.py`), no access
+    log, no signal handling of its own.
 
     `bench/mcp.py` serves its baseline (the package's own server) with this too, so the two are
     measured on the same HTTP server settings.
     """
+    limits = limits or HttpLimits()
     config = uvicorn.Config(
         app,
         log_config=None,
         log_level="warning",
         access_log=False,
         lifespan=lifespan,  # type: ignore[arg-type]
-        http="h11",
+        http=bounded_h11(limits),
+        limit_concurrency=limits.max_connections + 1,  # uvicorn counts the connection that asks, too
         ws="none",
         proxy_headers=False,
         server_header=False,
@@ -215,20 +227,14 @@ class McpEndpoint:
     scope: anyio.CancelScope
 
     @classmethod
-    async def start(cls, host: Host, config: McpSettings, task_group: anyio.abc.TaskGroup) -> McpEndpoint | None:
-        """Bind and serve in `task_group`; None if the address is taken and `http_required` is off."""
+    async def start(cls, host: Host, config: McpSettings, task_group: anyio.abc.TaskGroup) -> McpEndpoint:
+        """Bind and serve in `task_group`; `EndpointError` if the address is taken (S5: never run without it)."""
         check_bind_address(config.http_host, allow_remote=config.allow_remote_http, auth_disabled=config.auth_disabled)
-        token = mcp_token(host.config.data_dir)
+        token = TokenFile(host.config.data_dir)  # made on first start; `xivmcp token rotate` takes effect at once
         try:
             sock = _bind(config.http_host, config.http_port)
         except OSError as exc:
-            where = f"{config.http_host}:{config.http_port}"
-            taken = exc.errno == errno.EADDRINUSE
-            reason = "is in use (another XIV MCP host?)" if taken else f"cannot be bound ({exc.strerror})"
-            if taken and not config.http_required:
-                log.warning("MCP endpoint not started: %s %s; pass --http HOST:PORT.", where, reason)
-                return None
-            raise EndpointError(f"The MCP endpoint's address {where} {reason}; pass --http HOST:PORT.") from exc
+            raise EndpointError(taken_message(config.http_host, config.http_port, exc)) from exc
         port = sock.getsockname()[1]
         origins, hosts = _origins_and_hosts(config.http_host, port)
         notifier = Notifier(host, idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)

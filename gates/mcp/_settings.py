@@ -4,18 +4,23 @@ Light on purpose: no MCP, HTTP or server import here, so the command line (`xivm
 can use it without loading the MCP front (`gates.mcp` imports the server only when asked for it).
 
 The token is created on the host's first start as ``DATA_DIR/token`` (mode 0600) and kept
-across restarts, so an app configured once keeps working.
+across restarts, so an app configured once keeps working. `xivmcp token rotate` replaces it
+(`rotate_mcp_token`), and a running host takes the new one at its next request (`TokenFile`):
+a token that got out stops working at once, without a restart that would end every session.
 """
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from gates.contract import XivMcpError
-from gates.datadir import read_secret, secret
+from gates.datadir import new_secret, read_secret, secret
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
@@ -24,12 +29,16 @@ __all__ = [
     "TOKEN_FILE",
     "EndpointError",
     "McpSettings",
+    "TokenFile",
+    "address_taken",
     "check_bind_address",
     "is_loopback",
     "mcp_token",
     "mcp_url",
     "parse_http_address",
     "read_mcp_token",
+    "rotate_mcp_token",
+    "taken_message",
 ]
 
 DEFAULT_HTTP_HOST: Final = "127.0.0.1"
@@ -51,8 +60,6 @@ class McpSettings:
     """Where the endpoint listens; port 0 picks a free one."""
     allow_remote_http: bool = False
     """Allow a non-loopback `http_host` (the endpoint then answers other machines that have the token)."""
-    http_required: bool = True
-    """False: if the address is taken, warn and run without the endpoint (the default address)."""
     auth_disabled: bool = False
     """TESTS ONLY (MCP conformance runs): serve without the bearer token. Loopback only."""
 
@@ -84,6 +91,32 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def address_taken(host: str, port: int) -> str | None:
+    """Why the endpoint could not listen at HOST:PORT, in one line that names it, or None if it can.
+
+    `xivmcp up` asks before it starts anything (S5: a host that ran without its endpoint would
+    leave AI apps talking to whatever holds the port); the host asks again when it binds."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+        except OSError as exc:
+            return taken_message(host, port, exc)
+    return None
+
+
+def taken_message(host: str, port: int, exc: OSError) -> str:
+    """What to say when the endpoint cannot bind HOST:PORT."""
+    where = f"{host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"The MCP endpoint's address {where} is in use (another XIV MCP host? `xivmcp status` shows it): "
+            f"stop what holds port {port}, or pass --http 127.0.0.1:0 for a free port, or --no-mcp."
+        )
+    return f"The MCP endpoint's address {where} cannot be bound ({exc.strerror}); pass --http HOST:PORT."
+
+
 def check_bind_address(host: str, *, allow_remote: bool, auth_disabled: bool) -> None:
     """Refuse a non-loopback address unless asked for, and serving without the token anywhere but here."""
     if is_loopback(host):
@@ -111,3 +144,38 @@ def read_mcp_token(data_dir: Path) -> str:
 def mcp_token(data_dir: Path) -> str:
     """The token, created (readable by this user only) on first start and reused after."""
     return secret(data_dir / TOKEN_FILE, "MCP token")
+
+
+def rotate_mcp_token(data_dir: Path) -> str:
+    """A new token in place of the old one; a running host takes it at its next request."""
+    return new_secret(data_dir / TOKEN_FILE)
+
+
+class TokenFile:
+    """The token as the endpoint checks it: the file's current value, read again when the file
+    changed (one `stat` a request), so `xivmcp token rotate` takes effect at once. A file gone or
+    empty leaves the last token in force: the endpoint never opens for want of a token."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / TOKEN_FILE
+        self._value = mcp_token(data_dir).encode()
+        self._seen = self._stamp()
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def current(self) -> bytes:
+        stamp = self._stamp()
+        if stamp is not None and stamp != self._seen:
+            self._seen = stamp
+            try:
+                value = self.path.read_text(encoding="utf-8").strip()
+            except OSError:
+                value = ""
+            if value:
+                self._value = value.encode()
+        return self._value

@@ -166,6 +166,13 @@ def test_check_exits_2_with_one_line_when_the_plugin_ends_at_start(tmp_path: Pat
     )
 
 
+def test_b8_check_runs_the_plugin_with_a_data_dir_that_holds_no_player_key(tmp_path: Path) -> None:
+    run = run_check_cli(tmp_path, "tests/check/plugins/peeking_plugin.py", last=None)
+    assert run.code == 2
+    assert "peeking_plugin: the data dir holds [" in run.stderr
+    assert "player.key" not in run.stderr and "token" not in run.stderr
+
+
 def test_s3_check_shows_a_plugins_control_characters_escaped_and_its_junit_parses(tmp_path: Path) -> None:
     # SPEC: S3, K1 - the tool names and the errors are the plugin's: any text, any XML reader
     junit = tmp_path / "garbled.xml"

@@ -295,6 +295,20 @@ def test_the_tools_of_a_plugin_with_more_than_a_page_are_each_checked_once() -> 
     assert [tool.name for tool in found] == names
 
 
+def test_f4_an_undeclared_effect_another_process_made_is_judged_and_the_finding_says_who() -> None:
+    """The real host cannot tell who spent the gil; the check says it, and the verdict stands."""
+    spent = EffectLine(effect="spent_gil", detail="640 gil spent.", covered_by=["spend_gil"], undeclared=True)
+    spent.by = ["EvilHelper"]
+    said = (
+        "640 gil spent, by EvilHelper during the call: XIV MCP cannot tell who did it and judges P's call by the whole"
+    )
+    audit = CallLine(ok=True, effects=[spent], explanation=[said + " difference."])
+    seen = CallSeen("p_buy", {}, CallReply(result={}), 0.1, audit=audit)
+    [found] = judge_call("P", seen, why_invalid=None, quick_limit=1.0)
+    assert found.rule is Rule.UNDECLARED_EFFECT
+    assert found.message.endswith(f" {said} difference. In the game, keep other plugins still during such a call.")
+
+
 def test_s3_the_junit_text_and_json_reports_show_a_plugins_control_characters_escaped() -> None:
     # SPEC: S3 - the names and messages are the plugin's: XML must parse, a terminal must not obey
     name = "p_\x1b[2K\x00\x0c\ud800\ufffe\u202e"

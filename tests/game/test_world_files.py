@@ -42,23 +42,44 @@ async def test_w1_a_saved_world_loads_as_the_same_world_walk_and_clock_included(
 
 
 @pytest.mark.asyncio
-async def test_w1_save_writes_to_the_path_given_and_never_over_a_file_that_is_not_a_world(tmp_path: Path) -> None:
-    notes = tmp_path / "notes.json"
-    notes.write_text('{"not": "a world"}', encoding="utf-8")
+async def test_w1_save_writes_a_name_into_the_world_folder_and_never_over_a_file_that_is_not_a_world(
+    tmp_path: Path,
+) -> None:
     with game_system(tmp_path) as system:
+        worlds = system.data_dir / "worlds"
         async with game_peer(system) as (pi, game):
             with anyio.fail_after(WAIT):
-                target = tmp_path / "mine.json"
-                assert (await game.save(str(target))).path == str(target)
-                assert load_world(tmp_path / "mine.json") == default_world()
-                assert (await game.save(str(tmp_path / "mine.json"))).path  # a world file may be replaced
-                argument = await proven(pi, system.data_dir, GameGate.SAVE, json.dumps({"path": str(notes)}))
+                assert (await game.save("mine.json")).path == str(worlds / "mine.json")
+                assert load_world(worlds / "mine.json") == default_world()
+                assert (await game.save("mine.json")).path  # a world file may be replaced
+                (worlds / "notes.json").write_text('{"not": "a world"}', encoding="utf-8")
+                argument = await proven(pi, system.data_dir, GameGate.SAVE, json.dumps({"path": "notes.json"}))
                 error = await refused(pi, GameGate.SAVE, argument)
                 assert "exists and is not a world file" in error and "Pick another path" in error
-                nowhere = json.dumps({"path": str(tmp_path / "no" / "such.json")})
-                error = await refused(pi, GameGate.SAVE, await proven(pi, system.data_dir, GameGate.SAVE, nowhere))
-                assert "could not be written" in error
-    assert notes.read_text(encoding="utf-8") == '{"not": "a world"}'
+        assert (worlds / "notes.json").read_text(encoding="utf-8") == '{"not": "a world"}'
+
+
+@pytest.mark.asyncio
+async def test_s5_game_save_writes_nowhere_a_caller_names_and_says_nothing_of_what_exists_there(
+    tmp_path: Path,
+) -> None:
+    # SPEC: W1
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "there.json").write_text('{"not": "a world"}', encoding="utf-8")
+    with game_system(tmp_path / "system") as system:
+        async with game_peer(system) as (pi, _):
+            errors = []
+            for path in (outside / "new.json", outside / "there.json", outside / "no" / "such.json", "../x.json"):
+                argument = await proven(pi, system.data_dir, GameGate.SAVE, json.dumps({"path": str(path)}))
+                errors.append(await refused(pi, GameGate.SAVE, argument))
+    assert sorted(p.name for p in outside.iterdir()) == ["there.json"]  # nothing new, nothing replaced
+    assert (outside / "there.json").read_text(encoding="utf-8") == '{"not": "a world"}'
+    named = (outside / "new.json", outside / "there.json", outside / "no" / "such.json")
+    for error, path in zip(errors[:3], named, strict=True):
+        # the same refusal, whether the path exists or not: no oracle
+        assert error == errors[0].replace(str(outside / "new.json"), str(path))
+        assert 'give a name such as "farm.json"' in error and "xivmcp game save PATH" in error
 
 
 @pytest.mark.parametrize(

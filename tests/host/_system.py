@@ -26,6 +26,7 @@ import anyio.abc
 
 import broker
 from broker import Broker, BrokerConfig
+from gates.contract import JobInfo
 from gates.host import Host, HostConfig, host_running
 from gates.player import CallReply, PlayerClient
 from gates.testing import Player, Process, XivMcpSystem, free_endpoint, xivmcp_argv
@@ -51,6 +52,7 @@ __all__ = [
     "refused",
     "run_in_thread",
     "start_call",
+    "until",
     "xivmcp_argv",
 ]
 
@@ -117,6 +119,25 @@ async def inprocess_host(data_dir: Path, **options: Any) -> AsyncIterator[tuple[
 
 
 # --------------------------------------------------------------------------- the test's own peer
+
+
+async def until(host: Host, job_id: str, ready: Callable[[JobInfo], bool]) -> JobInfo:
+    """Wait (on the host's job events, never by sleeping) until the job satisfies `ready`."""
+    changed = anyio.Event()
+
+    def on_change(job: JobInfo) -> None:
+        if job.id == job_id:
+            changed.set()
+
+    stop = host.on_job_change(on_change)
+    try:
+        with anyio.fail_after(WAIT):
+            while not ready(job := host.jobs.get(job_id)):
+                await changed.wait()
+                changed = anyio.Event()
+        return job
+    finally:
+        stop()
 
 
 async def gate(pi: broker.PluginInterface, name: str, *args: object) -> Any:

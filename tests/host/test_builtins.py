@@ -6,36 +6,15 @@ its own peer on the real bus. A job's state is waited for on the host's job even
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-import anyio
 import pytest
 
-from gates.contract import BUILTIN_TOOLS, JobInfo, JobState, JobStep, StepState
-from gates.host import Host
+from gates.contract import BUILTIN_TOOLS, JobState, JobStep, StepState
 
-from ._system import WAIT, inprocess_host, ok, plugin_peer, refused
+from ._system import inprocess_host, ok, plugin_peer, refused, until
 
 pytestmark = pytest.mark.asyncio
-
-
-async def until(host: Host, job_id: str, ready: Callable[[JobInfo], bool]) -> JobInfo:
-    changed = anyio.Event()
-
-    def on_change(job: JobInfo) -> None:
-        if job.id == job_id:
-            changed.set()
-
-    stop = host.on_job_change(on_change)
-    try:
-        with anyio.fail_after(WAIT):
-            while not ready(job := host.jobs.get(job_id)):
-                await changed.wait()
-                changed = anyio.Event()
-        return job
-    finally:
-        stop()
 
 
 async def test_f1_a_job_naming_an_unsimulated_built_in_starts_and_that_step_fails_saying_so(tmp_path: Path) -> None:

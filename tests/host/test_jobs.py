@@ -16,31 +16,11 @@ import anyio
 import pytest
 
 from gates.contract import JobInfo, JobState
-from gates.host import Host
 from gates.testing import Player
 
-from ._system import WAIT, TestPlugin, XivMcpSystem, inprocess_host, ok, player_of, plugin_peer, refused
+from ._system import WAIT, TestPlugin, XivMcpSystem, inprocess_host, ok, player_of, plugin_peer, refused, until
 
 pytestmark = pytest.mark.asyncio
-
-
-async def until(host: Host, job_id: str, ready: Callable[[JobInfo], bool]) -> JobInfo:
-    """Wait (on the host's job events) until the job satisfies `ready`."""
-    changed = anyio.Event()
-
-    def on_change(job: JobInfo) -> None:
-        if job.id == job_id:
-            changed.set()
-
-    stop = host.on_job_change(on_change)
-    try:
-        with anyio.fail_after(WAIT):
-            while not ready(job := host.jobs.get(job_id)):
-                await changed.wait()
-                changed = anyio.Event()
-        return job
-    finally:
-        stop()
 
 
 def state(wanted: JobState) -> Callable[[JobInfo], bool]:
@@ -170,7 +150,7 @@ async def test_j12_a_step_is_decided_like_a_direct_call_denied_or_asked(tmp_path
         approval = await player.wait_approval("testpeer_buy")
         await player.decline(approval.approval_id)
         job = await until(host, denied_id, state(JobState.PENDING))
-        assert "declined it; nothing was run" in (job.steps[0].error or "")
+        assert job.steps[0].error == "The player declined testpeer_buy (Spend gil)."
         assert "so it can't run" in await player.error("start_job", {"name": "x", "steps": [{"tool": "testpeer_buy"}]})
 
 
@@ -183,7 +163,7 @@ async def test_j8_one_acting_step_at_a_time_read_only_passes_and_a_second_job_wa
         busy = await player.error("update_job", {"id": first, "action": "append", "steps": [{"tool": "echo"}]})
         assert busy == "A step of this job is running; pause_job first."
         error = await player.error("testpeer_act")
-        assert error.startswith(f"Job 'first' ({first}) is running its step act (testpeer_act), and one acting step")
+        assert error == "The background job 'first' is running a step; pause_job it first (reading tools still work)."
         look = anyio.Event()
 
         async def looked(*_: str) -> str:
@@ -365,3 +345,41 @@ async def test_the_sample_starts_farm_then_report_and_the_player_follows_it(tmp_
         listing = await anyio.run_process(system.cli("jobs"), check=False)
     assert done.returncode == 0 and b"report: echo" in done.stdout and b"[done]" in done.stdout
     assert f"{job_id}: Farm, then report (My Plugin) [completed]".encode() in listing.stdout
+
+
+async def test_b7_each_plugin_has_its_own_bound_of_jobs_and_bytes_and_names_resolve_within_the_owner(
+    tmp_path: Path,
+) -> None:
+    async with (
+        inprocess_host(tmp_path) as (endpoint, host),
+        plugin_peer(endpoint, "TestPeer") as plugin,
+        plugin_peer(endpoint, "Other") as other,
+    ):
+        player = await setup(plugin, tmp_path, ("testpeer_look", None))
+        await other.register("other_look", readOnly=True)
+        await player.enable("Other")
+        host.jobs.room.max_jobs = 2  # the bounds are 1,000 jobs and 16 MiB: small here, to reach them
+        waiting = [{"tool": "wait", "args": {"seconds": 60}}]
+        document = json.dumps({"name": "mine", "steps": waiting})
+        first = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        await ok(plugin.pi, "StartJob", "TestPeer", document)
+        assert await refused(plugin.pi, "StartJob", "TestPeer", document) == (
+            "TestPeer keeps 2 jobs (at most 2 each) and none of them has finished; cancel some first "
+            "(CancelJob), or wait for them to finish."
+        )
+        assert (await ok(other.pi, "StartJob", "Other", document))["job"]["owner"] == "Other"  # not crowded out
+        await ok(plugin.pi, "CancelJob", first["id"])
+        await until(host, first["id"], state(JobState.CANCELLED))
+        third = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]  # its oldest finished job made room
+        assert first["id"] not in [j.id for j in host.jobs.listing()]
+        # a job the assistant names like the plugin's own does not hide it from the plugin
+        assistants = await start(player, "mine (TestPeer)", *waiting)
+        assert (await ok(plugin.pi, "GetJob", "mine (TestPeer)"))["job"]["id"] == third["id"]
+        assert await refused(other.pi, "GetJob", "mine (TestPeer)") == "No job 'mine (TestPeer)' of yours."
+        host.jobs.room.max_jobs, host.jobs.room.max_bytes = 100, 1
+        error = await refused(other.pi, "StartJob", "Other", document)
+        assert error.startswith("Other keeps jobs whose documents take") and "MiB" in error
+        for job in host.jobs.listing():
+            if job.state is not JobState.CANCELLED:
+                host.jobs.cancel(job)
+        await until(host, assistants, state(JobState.CANCELLED))

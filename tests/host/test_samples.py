@@ -146,10 +146,7 @@ async def test_a3_t1_deny_refuses_the_call_before_the_plugin_runs(samples: Sampl
         await d.target_the_aetheryte()
         await d.player.set_modes("MyPlugin", move_character="deny")
         error = await d.player.error("myplugin_follow")
-        assert error == (
-            '"Move the character" is blocked for My Plugin in /xivmcp, so myplugin_follow can\'t run. '
-            "The player can change it there."
-        )
+        assert error == '"Move the character" is blocked for My Plugin in /xivmcp, so myplugin_follow can\'t run.'
         assert (await d.status())["following"] is None  # the handler never ran
         await d.player.set_modes("MyPlugin", move_character="allow")
         followed = await d.player.result("myplugin_follow")
@@ -180,17 +177,14 @@ async def test_a3_ask_then_approve_decline_or_let_the_window_time_out(samples: S
         call = start_call(tg, player, "myplugin_follow")
         approval = await player.wait_approval("myplugin_follow")  # approve once: asked again
         await player.decline(approval.approval_id)
-        assert (await call.outcome()).error == (
-            f"The player was asked to approve myplugin_follow ({approval.approval_id}) and declined it; "
-            "nothing was run. Ask the player, or have them set it to Allow in /xivmcp."
-        )
+        assert (await call.outcome()).error == "The player declined myplugin_follow (Move the character)."
         assert (await d.status())["following"] is None
 
         call = start_call(tg, player, "myplugin_follow")
         approval = await player.wait_approval("myplugin_follow")
         await player.advance_clock(121)  # SPEC: G8 - the window declines after two minutes
         outcome = await call.outcome()
-        assert "did not answer within two minutes; nothing was run" in str(outcome.error)
+        assert outcome.error == "The player declined myplugin_follow (Move the character)."  # as the real host
         assert await player.approvals() == []
         assert (await d.status())["following"] is None
 

@@ -199,12 +199,12 @@ class CallPath:
                 f"({approval.id}); nothing was run. Try again once it is back.",
                 reason="plugin_left",
             )
-        how = "did not answer within two minutes" if decided.reason == "expired" else "declined it"
-        return Deny(
-            f"The player was asked to approve {definition.name} ({approval.id}) and {how}; nothing was run. "
-            "Ask the player, or have them set it to Allow in /xivmcp.",
-            reason="declined",
-        )
+        # The real host's words (ToolGate), for a window declined or left to time out alike; which one
+        # it was is in the audit log.
+        if owner == HOST_NAME:
+            return Deny(f"The player declined {definition.name}.", reason="declined")
+        asked = ", ".join(c.title for c in map(find_capability, ask.capabilities) if c is not None)
+        return Deny(f"The player declined {definition.name} ({asked}).", reason="declined")
 
     def call_finished(self, end: CallEnd) -> None:
         """`PluginCalls` reports each call it ends: one audit line per call, with its effects and

@@ -45,8 +45,6 @@ class ActingSlot:
         """Why a direct call of this changing tool must not run now, or None."""
         if self.holder is None or tool in WAITING_TOOLS:
             return None
-        job, step = self.holder
-        return (
-            f"Job '{job.name}' ({job.id}) is running its step {step.id} ({step.tool}), and one acting step runs "
-            f"at a time: {tool} was not run. Read-only tools still run; try again when the step ends (get_job)."
-        )
+        job, _ = self.holder
+        # the real host's words (McpServer.cs, tools/call)
+        return f"The background job '{job.name}' is running a step; pause_job it first (reading tools still work)."

@@ -34,6 +34,7 @@ from ..calls._plugin_calls import PluginCalls
 from ._acting import ActingSlot
 from ._checks import JobChecks
 from ._placeholders import PlaceholderError, resolve
+from ._room import JobRoom
 from ._store import JobStore
 from ._time import HostTimers, wait_seconds
 from ._time import now_stamp as _now
@@ -51,7 +52,8 @@ LOG_KEPT: Final = 200
 LISTED: Final = 500
 """The most jobs a listing sent over the bus holds (the newest)."""
 MAX_JOBS: Final = 10_000
-"""Jobs kept at once (B7): past it, the oldest finished ones go first; then starting is refused."""
+"""Jobs kept at once (B7): past it, the oldest finished ones go first; then starting is refused.
+Each owner has bounds of its own, of jobs and of stored bytes (`_room.py`)."""
 RELOADED: Final = "Paused because the plugin was reloaded; resume_job to continue."
 PROGRESS_LIMIT: Final = 300
 NAME_LIMIT: Final = 200  # characters of a job's name that are kept (B7)
@@ -89,6 +91,7 @@ class Jobs:
         self._ids = IdMaker("j", tag)
         self._changed = changed
         self._jobs: dict[str, JobInfo] = {}
+        self.room = JobRoom()
         self._runs: dict[str, _RunningStep] = {}
         self._tg: anyio.abc.TaskGroup | None = None
         self._acting = ActingSlot()
@@ -107,6 +110,7 @@ class Jobs:
                 job.state, job.message = JobState.PAUSED, RELOADED
                 self._log(job, RELOADED)
             self._jobs[job.id] = job
+            self.room.saved(job)
         self.forget_finished()
 
     def start_running(self, task_group: anyio.abc.TaskGroup) -> None:
@@ -126,7 +130,7 @@ class Jobs:
         if not name.strip():
             raise RefusedError("A job needs a 'name' that says what it does, such as \"Farm, then report\".")
         self.forget_finished()  # finished jobs are kept seven days: each start looks for old ones
-        self._make_room()
+        self._make_room(owner)
         job = JobInfo(
             id=self._ids.next(),
             name=name.strip()[:NAME_LIMIT],
@@ -144,16 +148,18 @@ class Jobs:
         """Wait until every change to jobs so far is on disk."""
         await self._store.durable()
 
-    def find(self, ref: str) -> JobInfo | None:
-        """A job by id or by name (the newest of that name), or None."""
+    def find(self, ref: str, owner: str | None = None, *, mine_only: bool = False) -> JobInfo | None:
+        """A job by id or by name (the newest of that name), or None; with `mine_only`, among the
+        jobs of `owner` only (a name another owner also used never hides a plugin's own job)."""
         if (job := self._jobs.get(ref)) is not None:
-            return job
-        return next((j for j in reversed(self._jobs.values()) if j.name == ref), None)
+            return job if not mine_only or job.owner == owner else None
+        named = (j for j in reversed(self._jobs.values()) if j.name == ref and (not mine_only or j.owner == owner))
+        return next(named, None)
 
     def get(self, ref: str, owner: str | None = None, *, mine_only: bool = False) -> JobInfo:
         """A job by id or by name (the newest of that name); a plugin (`mine_only`) sees only its own."""
-        job = self.find(ref)
-        if job is None or (mine_only and job.owner != owner):
+        job = self.find(ref, owner, mine_only=mine_only)
+        if job is None:
             whose = f" of {owner}" if mine_only else ""
             raise RefusedError(f"No job {quote(ref)}{whose}; list_jobs shows the jobs (their ids and names).")
         return job
@@ -372,18 +378,12 @@ class Jobs:
 
     def _save(self, job: JobInfo) -> None:
         self._store.save(job)
+        self.room.saved(job)
         self._changed(job)
 
-    def _make_room(self) -> None:
-        if len(self._jobs) < MAX_JOBS:
-            return
-        finished = sorted((j for j in self._jobs.values() if j.state in FINISHED), key=lambda j: j.finished or "")
-        drop = finished[: len(self._jobs) - MAX_JOBS + 1]
-        if not drop:
-            raise RefusedError(f"XIV MCP keeps at most {MAX_JOBS} jobs and none has finished; cancel some first.")
-        for job in drop:
-            del self._jobs[job.id]
-        self._store.drop(j.id for j in drop)
+    def _make_room(self, owner: str | None) -> None:
+        """Room for a job of `owner`: the oldest finished jobs go (its own first), or RefusedError (B7)."""
+        self.drop(self.room.to_drop(self._jobs.values(), owner, FINISHED, MAX_JOBS))
 
     def forget_finished(self) -> None:
         """Drop finished jobs older than `KEEP_FINISHED`."""
@@ -396,4 +396,5 @@ class Jobs:
         """Forget these finished jobs, in memory and in the job store (old ones, or a test reset's)."""
         for job_id in job_ids:
             del self._jobs[job_id]
+            self.room.forgotten(job_id)
         self._store.drop(job_ids)

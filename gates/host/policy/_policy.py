@@ -309,10 +309,7 @@ class Policies:
         for capability in sections(definition):
             cap = find_capability(capability)
             if cap is not None and self.capability_mode(owner, capability) is Mode.DENY:
-                return (
-                    f'"{cap.title}" is blocked for {name} in /xivmcp, so {definition.name} can\'t run. '
-                    "The player can change it there."
-                )
+                return f'"{cap.title}" is blocked for {name} in /xivmcp, so {definition.name} can\'t run.'
         return f'"An unknown capability" is blocked for {name} in /xivmcp, so {definition.name} can\'t run.'
 
     # ------------------------------------------------------------------ replies
