@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 
 from broker import Broker, BrokerConfig, IpcError, connect
+from gates.contract import escaped
 
 from ._common import cli_peer_name, print_err, run_async
 
@@ -83,7 +84,7 @@ def cmd_gate_list(args: argparse.Namespace) -> int:
                     ret = f" -> {slot.returns}" if slot.returns else ""
                     parts.append(f"{kind}({sig}){ret} by {slot.provider}")
             subs = f"; subscribers: {', '.join(g.subscribers)}" if g.subscribers else ""
-            print(f"{g.name}: {'; '.join(parts) or 'no provider'}{subs}")
+            print(escaped(f"{g.name}: {'; '.join(parts) or 'no provider'}{subs}"))  # peers chose these names (S3)
         return 0
 
     return run_async(run, verbose=args.verbose)
@@ -116,7 +117,7 @@ def cmd_gate_call(args: argparse.Namespace) -> int:
             except IpcError as exc:
                 print_err(f"{type(exc).__name__}: {exc}")  # the framework's own error kind, as a plugin sees it
                 return 1
-        print(result if isinstance(result, str) else json.dumps(result))
+        print(escaped(result) if isinstance(result, str) else json.dumps(result))  # a peer's text (S3)
         return 0
 
     return run_async(run, verbose=args.verbose)

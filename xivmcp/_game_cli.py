@@ -39,6 +39,7 @@ from game import (
     save_world,
     to_map,
 )
+from gates.contract import escaped, escaped_json
 
 from ._common import cli_peer_name, print_err, run_async
 
@@ -120,14 +121,15 @@ def _with_game(args: argparse.Namespace, act: Callable[[GameClient], Awaitable[i
 
 def _print_changes(changes: list[Change]) -> None:
     for change in changes:
-        print(f"{change.seq:>6}  {change.at:>9.1f} s  {change.by:<18} {change.capability:<15} {change.summary}")
+        line = f"{change.seq:>6}  {change.at:>9.1f} s  {change.by:<18} {change.capability:<15} {change.summary}"
+        print(escaped(line))  # who made it and the summary are a peer's words (S3)
 
 
 def cmd_state(args: argparse.Namespace) -> int:
     async def act(game: GameClient) -> int:
         world = await game.state()
         if args.json:
-            print(msgspec.json.format(msgspec.json.encode(world), indent=2).decode())
+            print(escaped_json(msgspec.json.format(msgspec.json.encode(world), indent=2).decode()))
         else:
             print(describe_world(world, (await game.time()).test_clock))
         return 0
@@ -169,7 +171,7 @@ def describe_world(world: World, test_clock: bool) -> str:
     lines.append(("combat", "yes" if p.in_combat else "no"))
     lines.extend(("chat", f"[{line.channel}] {line.by}: {line.text}") for line in world.chat[-5:])
     lines.append(("time", f"{world.time:.1f} s ({'test clock' if test_clock else 'real clock'})"))
-    return "\n".join(f"{name:<11} {text}" for name, text in lines)
+    return "\n".join(f"{name:<11} {escaped(text)}" for name, text in lines)  # names and chat are the game's (S3)
 
 
 def _parse_value(text: str) -> Any:
@@ -197,7 +199,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
             since = max(0, (await game.snapshot()).seq - (args.limit or CHANGES_SHOWN))
         reply = await game.changes(since, args.limit)
         if args.json:
-            print(msgspec.json.format(msgspec.json.encode(reply), indent=2).decode())
+            print(escaped_json(msgspec.json.format(msgspec.json.encode(reply), indent=2).decode()))
             return 0
         if not reply.complete:
             print(f"(changes after {since} are no longer all kept: the list starts at the oldest the game has)")

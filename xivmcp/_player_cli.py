@@ -24,7 +24,7 @@ import msgspec
 
 from broker import PluginInterface, connect
 from game import GameClient, GameError
-from gates.contract import HOST_NAME, Answer
+from gates.contract import HOST_NAME, Answer, escaped, escaped_json
 from gates.player import (
     JOB_ACTIONS,
     PLAYER_HELLO_GATE,
@@ -333,10 +333,11 @@ def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Com
                 print_err(exc.message)
                 return 1
         if isinstance(reply, CallReply) and reply.is_error:
-            print_err(str(reply.error))
+            print_err(escaped(str(reply.error)))  # the plugin's text: one line, whatever it holds (S3)
             return 1
         if args.json:
-            print(json.dumps({"ok": True, **msgspec.to_builtins(reply), **extra}, indent=2, ensure_ascii=False))
+            answer = json.dumps({"ok": True, **msgspec.to_builtins(reply), **extra}, indent=2, ensure_ascii=False)
+            print(escaped_json(answer))
         else:
             print_reply(reply, extra)
         return 0

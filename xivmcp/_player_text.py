@@ -2,6 +2,9 @@
 
 Each reply type of `gates.player` has its lines here; `xivmcp plugins`, `approvals`, `jobs`,
 `job`, `audit` and `modules` print tables, `call` the tool's result, the others the host's sentence.
+
+Every line goes out through `_say`, which shows control characters escaped (S3): a summary, a job's
+log, a result or a plugin's name is chosen by a plugin or the game, and the terminal must not obey it.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import json
 
 import msgspec
 
-from gates.contract import JobInfo, JobReply
+from gates.contract import JobInfo, JobReply, escaped, escaped_json
 from gates.player import (
     ApprovalAnswer,
     ApprovalsReport,
@@ -37,19 +40,19 @@ def print_reply(reply: msgspec.Struct, extra: dict[str, str]) -> None:
             _print_plugins(reply)
         case ApprovalsReport(approvals=approvals):
             if not approvals:
-                print("no approvals waiting")
+                _say("no approvals waiting")
             for a in approvals:
-                print(
+                _say(
                     f"{a.approval_id}: {a.plugin} {a.tool} [{', '.join(a.capabilities)}] {a.summary}"
                     f" ({a.seconds_left} s left)"
                 )
         case JobsReport(jobs=jobs):
             if not jobs:
-                print("no jobs")
+                _say("no jobs")
             for j in jobs:
                 at = f" at {j.step}" if j.step else ""
                 why = f": {j.message}" if j.message else ""
-                print(f"{j.id}: {j.name} [{j.state}{at}] {j.steps} steps{why}")
+                _say(f"{j.id}: {j.name} [{j.state}{at}] {j.steps} steps{why}")
         case JobReply(job=job):
             _print_job(job)
         case AuditReport(entries=entries):
@@ -58,42 +61,50 @@ def print_reply(reply: msgspec.Struct, extra: dict[str, str]) -> None:
             _print_modules(modules)
         case InstalledReport(plugins=plugins, message=message):
             if message:
-                print(message)
+                _say(message)
             if not plugins:
-                print("no plugins installed")
+                _say("no plugins installed")
             for plugin in plugins:
                 version = plugin.version or "version unknown"
                 loaded = "loaded" if plugin.loaded else "not loaded"
-                print(f"{plugin.internal_name}: {plugin.name} {version} [{loaded}] {plugin.repo or ''}".rstrip())
+                _say(f"{plugin.internal_name}: {plugin.name} {version} [{loaded}] {plugin.repo or ''}".rstrip())
         case CallReply(result=result):
-            print(result if isinstance(result, str) else json.dumps(result))
+            text = result if isinstance(result, str) else json.dumps(result)
+            for line in text.split("\n"):  # the result is all the output: its own lines stay lines
+                _say(line)
         case HostClock(now=now):
-            print(f"host clock at {now:g} s; {extra['game']}")
+            _say(f"host clock at {now:g} s; {extra['game']}")
         case PluginDecision() | ApprovalAnswer() | JobControlled() | SettingChanged() | HostReset():
-            print(reply.message)
+            for line in reply.message.split("\n"):  # the host's sentence, on its own lines
+                _say(line)
         case _:
-            print(json.dumps(msgspec.to_builtins(reply), ensure_ascii=False))
+            print(escaped_json(json.dumps(msgspec.to_builtins(reply), ensure_ascii=False)))
+
+
+def _say(line: str) -> None:
+    """One line of the reply, its control characters escaped (a line of its own stays one line)."""
+    print(escaped(line))
 
 
 def _print_plugins(report: PluginsReport) -> None:
     if not report.plugins:
-        print("no third-party plugins yet")
+        _say("no third-party plugins yet")
     for card in report.plugins:
         connected = "connected" if card.connected else "not connected"
-        print(f"{card.name}: {card.state} ({connected}; registration {card.digest})")
+        _say(f"{card.name}: {card.state} ({connected}; registration {card.digest})")
         if card.suspend_reason:
-            print(f"  suspended: {card.suspend_reason}")
+            _say(f"  suspended: {card.suspend_reason}")
         if card.awaits is not None:
             aw = card.awaits
-            print(
+            _say(
                 f"  awaits the player: new tools {', '.join(aw.new_tools) or 'none'}; "
                 f"new capabilities {', '.join(aw.new_capabilities) or 'none'} (`xivmcp enable {card.name}`)"
             )
         for capability in card.capabilities:
-            print(f"  capability {capability.id}: {capability.mode}")
+            _say(f"  capability {capability.id}: {capability.mode}")
         for tool in card.tools:
             kind = "read-only" if tool.read_only else ", ".join(tool.capabilities)
-            print(f"  tool {tool.name}: {tool.mode} ({kind})")
+            _say(f"  tool {tool.name}: {tool.mode} ({kind})")
 
 
 def _print_modules(modules: list[ModuleCard]) -> None:
@@ -102,31 +113,31 @@ def _print_modules(modules: list[ModuleCard]) -> None:
         modes = ", ".join(f"{access} {mode}" for access, mode in shown if mode is not None)
         state = modes if m.on else "OFF (its tools are not offered)"
         driven = f"; offered while {m.plugin} is loaded" if m.plugin else ""
-        print(f"{m.id} ({m.title}): {state}{driven}")
+        _say(f"{m.id} ({m.title}): {state}{driven}")
         for t in m.tools:
             own = f" (set on its own: {t.setting})" if t.setting != "group" else ""
             mode = t.mode if t.available else "not available now"
-            print(f"  {t.name}: {mode}{own}")
+            _say(f"  {t.name}: {mode}{own}")
 
 
 def _print_audit(entries: list[AuditLine]) -> None:
     if not entries:
-        print("the audit log is empty")
+        _say("the audit log is empty")
     for e in entries:
         details = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in e.details.items())
         flag = " FLAGGED" if e.flagged else ""
         where = " ".join(x for x in (e.plugin, e.tool) if x)
-        print(f"{e.time}  {e.kind:<12} {where}{flag}  {details}".rstrip())
+        _say(f"{e.time}  {e.kind:<12} {where}{flag}  {details}".rstrip())
 
 
 def _print_job(job: JobInfo) -> None:
     owner = f", started by {job.owner}" if job.owner else ""
-    print(f"{job.id}: {job.name} [{job.state}]{owner}")
+    _say(f"{job.id}: {job.name} [{job.state}]{owner}")
     if job.message:
-        print(f"  {job.message}")
+        _say(f"  {job.message}")
     for s in job.steps:
         outcome = f" -> {json.dumps(s.result, ensure_ascii=False)}" if s.state == "done" else ""
         error = f" ({s.error})" if s.error else ""
-        print(f"  {s.id}: {s.tool} {json.dumps(s.args, ensure_ascii=False)} [{s.state}]{outcome}{error}")
+        _say(f"  {s.id}: {s.tool} {json.dumps(s.args, ensure_ascii=False)} [{s.state}]{outcome}{error}")
     for line in job.log:
-        print(f"  | {line}")
+        _say(f"  | {line}")

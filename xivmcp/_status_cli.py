@@ -21,7 +21,7 @@ import msgspec
 
 from broker import IpcError, connect
 from game import GAME_NAME
-from gates.contract import HOST_NAME, Gate, read_runtime
+from gates.contract import HOST_NAME, Gate, escaped, read_runtime
 from gates.mcp import read_mcp_token
 
 from ._common import cli_peer_name, run_async
@@ -95,4 +95,4 @@ def _print(report: dict[str, Any], mcp_message: str) -> None:
     elif bus["answers"]:
         print("game       not running: start it with `xivmcp game` (`xivmcp up` starts it too)")
     plugins = report["plugins"]
-    print(f"plugins    {', '.join(plugins) if plugins else 'none connected'}")
+    print(escaped(f"plugins    {', '.join(plugins) if plugins else 'none connected'}"))  # the peers' names (S3)

@@ -28,6 +28,8 @@ from typing import Any, Final
 
 from gates.contract import API_VERSION, DEFAULT_BUS, ENV_BUS, ENV_DATA_DIR, default_data_dir, find_bus
 
+from ._common import EscapedLogFormatter
+
 _MODULES: Final = ("_up_cli", "_status_cli", "_bus_cli", "_game_cli", "_player_cli", "_connect_cli", "_check_cli")
 """The command line's modules, in the order `xivmcp --help` lists their commands."""
 _PLAYER_COMMANDS: Final = (
@@ -118,11 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(words[0] if words else None)
     args = parser.parse_args(words)
     resolve(args)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(EscapedLogFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, handlers=[handler])
     if not args.verbose and getattr(args, "finds_system", False):
         # A command says what went wrong itself, in one line; the bus's log would say it twice.
         logging.getLogger("xivmcp.bus").setLevel(logging.CRITICAL)

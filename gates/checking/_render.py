@@ -4,6 +4,10 @@ The text is one line per finding, then a summary. The JSON is the `CheckReport` 
 The JUnit XML has a testsuite for the plugin and a testcase per tool and check (``classname`` the
 tool, ``name`` the check): each error is a ``<failure>``; warnings are the testcase's
 ``<properties>`` and ``<system-out>``, since a warning must not fail a CI build.
+
+Names, messages and arguments come from the plugin under check: every form shows their control
+characters escaped (`gates.contract.escaped`, S3), so the text cannot move a terminal's cursor and
+the XML parses whatever the plugin named its tools.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
 import msgspec
+
+from gates.contract import escaped, escaped_json
 
 from ._report import Check, CheckReport, Finding, Severity
 
@@ -38,12 +44,12 @@ def to_text(report: CheckReport, *, verbose: bool = False) -> str:
         f"{verdict}: {len(report.tools)} tools, {calls} calls in {report.seconds:g} s; "
         f"{_count(len(report.errors), 'error')}, {_count(len(report.warnings), 'warning')}."
     )
-    return "\n".join(lines) + "\n"
+    return "\n".join(escaped(line) for line in lines) + "\n"
 
 
 def to_json(report: CheckReport) -> str:
     """The report as JSON: `msgspec.json.decode(text, type=CheckReport)` gives it back."""
-    return msgspec.json.encode(report).decode() + "\n"
+    return escaped_json(msgspec.json.encode(report).decode()) + "\n"
 
 
 def to_junit(report: CheckReport) -> str:
@@ -86,6 +92,10 @@ def to_junit(report: CheckReport) -> str:
         ET.SubElement(suite, "system-out").text = "\n".join(report.notes)
     suites = ET.Element("testsuites", name="xivmcp check")
     suites.append(suite)
+    for element in suites.iter():  # the plugin's words, in any attribute or text (S3)
+        element.attrib = {key: escaped(value) for key, value in element.attrib.items()}
+        if element.text:
+            element.text = "\n".join(escaped(line) for line in element.text.split("\n"))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -11,7 +11,8 @@ It knows nothing of the host, MCP or sockets, and imports nothing else of ``gate
 * the rules of a tool definition (``_definition``) and the error tree (``_errors``);
 * where a running system is: the runtime file in its data dir (``_runtime``);
 * a plugin's manifest, as Dalamud knows an installed plugin (``_manifest``);
-* proving the player key without sending it: nonces, tagged MACs, the proof document (``_proof``).
+* proving the player key without sending it: nonces, tagged MACs, the proof document (``_proof``);
+* text from others shown escaped, and control characters found (``_text``).
 """
 
 from ._builtins import (
@@ -164,8 +165,10 @@ from ._runtime import (
     remove_runtime,
     write_runtime,
 )
+from ._text import BIDI_CONTROLS, control_characters_in, escaped, escaped_json, refuse_control_characters
 
 __all__ = [
+    "BIDI_CONTROLS",
     "PLUGIN_NAME",
     "check_manifest",
     "MAX_NONCE",
@@ -276,7 +279,10 @@ __all__ = [
     "decode_tool_definition",
     "default_mode",
     "encode_json",
+    "control_characters_in",
     "error_reply",
+    "escaped",
+    "escaped_json",
     "exception_reply",
     "find_capability",
     "guard_gate",
@@ -289,6 +295,7 @@ __all__ = [
     "parse_tool_definition",
     "plugin_gate",
     "quote",
+    "refuse_control_characters",
     "sections",
     "strictest",
     "validate_tool_definition",

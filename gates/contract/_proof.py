@@ -8,13 +8,18 @@ which the game may import (it imports only `broker` and the contract).
 Every MAC is tagged with its purpose, so one made for one purpose never serves another:
 
     host        the host's answer to a challenge     HMAC(key, "xivmcp-host" | clientNonce)
-    player      one player command                   HMAC(key, "xivmcp-player" | nonce | command)
+    player      (retired: a nonce good for any caller) HMAC(key, "xivmcp-player" | nonce | command)
+    player-of   one player command of one process    HMAC(key, "xivmcp-player-of" | nonce | caller | command)
     game        the game's answer to a challenge     HMAC(key, "xivmcp-game" | clientNonce)
     game-admin  one call of a game admin gate        HMAC(key, "xivmcp-game-admin" | nonce | gate | args)
 
 The tag and each part are joined by a NUL byte. No tag followed by NUL begins another tag, so the
 host's answer to a challenge (which any peer can ask for, with a client nonce it chooses) is never
 a player's MAC, nor the game's answer, nor a game admin MAC.
+
+`player-of` names the process that asked for the nonce (its bus name, which the broker vouches
+for), so a nonce serves only that process's commands; it replaced `player`, whose MACs the host no
+longer takes (the documents on the wire are the same: only what the MAC covers changed).
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class ProofPurpose(StrEnum):
 
     HOST = "xivmcp-host"
     PLAYER = "xivmcp-player"
+    """Retired: the host takes `PLAYER_OF` MACs only. Kept so the tag is never given another use."""
+    PLAYER_OF = "xivmcp-player-of"
     GAME = "xivmcp-game"
     GAME_ADMIN = "xivmcp-game-admin"
 

@@ -114,7 +114,8 @@ class PlayerDesk:
                 f"XivMcp.PlayerHello takes a random nonce of 1 to {MAX_NONCE} characters "
                 "(the xivmcp commands send one)."
             )
-        reply = PlayerHelloReply(nonce=self._challenges.issue(), proof=host_proof(self._key, client_nonce))
+        nonce = self._challenges.issue(current_caller())  # the caller's own: nobody spends another's (B7)
+        reply = PlayerHelloReply(nonce=nonce, proof=host_proof(self._key, client_nonce))
         return ok_reply(reply)
 
     async def handle(self, auth_json: str | None, command_json: str | None) -> str:
@@ -123,7 +124,7 @@ class PlayerDesk:
             auth = decode_player_auth(auth_json or "")
         except RefusedError:
             auth = None
-        if auth is None or not self._challenges.redeem(self._key, auth, command_json):
+        if auth is None or not self._challenges.redeem(self._key, current_caller(), auth, command_json):
             return error_reply(
                 "Only the player can use XivMcp.Player: ask XivMcp.PlayerHello for a nonce and prove the key "
                 "from player.key in XIV MCP's data dir (the xivmcp commands do this; the key itself is never sent)."
@@ -160,6 +161,7 @@ class PlayerDesk:
     def caller_left(self, name: str) -> None:
         """The process `name` left the bus: give up what it asked for, as an app that gives up on a
         call (a direct call is cancelled: its plugin gets Cancel and two minutes to stop)."""
+        self._challenges.forget(name)
         for scope in self._running.pop(name, set()):
             scope.cancel()
 

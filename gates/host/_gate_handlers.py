@@ -35,6 +35,7 @@ from gates.contract import (
     list_capabilities,
     ok_reply,
     quote,
+    refuse_control_characters,
 )
 from gates.player import PLAYER_GATE, PLAYER_HELLO_GATE
 
@@ -135,6 +136,7 @@ class HostGates:
         return ok_reply(CallAccepted(accepted=self.host.calls.fail(current_caller(), call_id or "", message)))
 
     def report_progress(self, call_id: str | None, text: str | None) -> str:
+        refuse_control_characters(Gate.REPORT_PROGRESS, "progress line", text or "")  # S3
         self.host.calls.progress(current_caller(), call_id or "", text)
         return ok_reply()
 
@@ -147,6 +149,7 @@ class HostGates:
         owner = self._owner(o)
         self.requests.check_can_start_jobs(owner)
         document = parse_plugin_job(job_json)
+        refuse_control_characters(Gate.START_JOB, "job's 'name'", document.name)  # S3
         suffix = f" ({self.host.installed.display_name(owner)})"
         name = document.name[: max(0, NAME_LIMIT - len(suffix))] + suffix  # B7: the plugin's part is cut
         job = self.jobs.start(name, document.steps, owner)

@@ -90,7 +90,13 @@ class Host:
         self.pi = pi
         self.clock: Clock = ManualClock() if config.test_clock else SystemClock()
         limits = config.limits
-        self.audit = AuditLog.in_dir(config.data_dir, max_bytes=limits.audit_max_bytes, keep=limits.audit_keep)
+        self.audit = AuditLog.in_dir(
+            config.data_dir,
+            max_bytes=limits.audit_max_bytes,
+            keep=limits.audit_keep,
+            clock=self.clock,  # a plugin's minute of audit lines is the host's (B7)
+            lines_per_minute=limits.audit_lines_per_minute,
+        )
         self._db = PolicyDatabase.in_dir(config.data_dir)
         self.policies = Policies(self._db)
         self.modules = Modules(self._db, (*MODULES, *INTEGRATION_MODULES))
@@ -207,6 +213,7 @@ class Host:
         """Enforce the deadlines that are due (approval windows, cancelled calls, P7)."""
         self.approvals.expire_due()
         self.calls.expire_due()
+        self.audit.summarise_due()
         self.jobs.tick()
 
     # --- plugins coming and going ----------------------------------------------------------

@@ -22,6 +22,7 @@ from gates.contract import (
     DefinitionError,
     DependenciesReply,
     DependencyEntry,
+    Gate,
     InstalledInfo,
     ManifestReply,
     Mode,
@@ -36,6 +37,7 @@ from gates.contract import (
     encode_json,
     find_capability,
     quote,
+    refuse_control_characters,
     validate_tool_definition,
 )
 
@@ -198,8 +200,9 @@ class PluginRequests:
 
     def declare_dependencies(self, owner: str, json_text: str | None) -> DependenciesReply:
         declared = parse_dependencies(json_text or "")
-        self._dependencies.declare(owner, declared)
-        self._audit.record(AuditKind.DEPENDENCIES, owner, details={"tools": [d.tool for d in declared]})
+        before = self._dependencies.declared(owner)
+        if self._dependencies.declare(owner, declared) != before:  # the same again says nothing new (B7)
+            self._audit.record(AuditKind.DEPENDENCIES, owner, details={"tools": [d.tool for d in declared]})
         return DependenciesReply(dependencies=self.dependency_entries(owner))
 
     def declare_manifest(self, owner: str, manifest_json: str | None) -> ManifestReply:
@@ -231,6 +234,7 @@ class PluginRequests:
         if owner is None or owner != caller or definition is None:
             raise RefusedError(f"No running call {quote(call_id)}. Approvals can only be requested during a call.")
         request = parse_approval_request(request_json)
+        refuse_control_characters(Gate.REQUEST_APPROVAL, "request's 'summary'", request.summary)  # S3
         decision = self._policies.decide_request(owner, definition, request.capability)
         approval = self._approvals.request(
             ApprovalKind.DURING_CALL,

@@ -8,8 +8,8 @@ the host was down learns nothing: it cannot answer the challenge, and the comman
     player ─ PlayerHello(clientNonce) ──────────────────────────────► host
            ◄─ {nonce, proof = HMAC(key, "host" | clientNonce)} ─────
              (checks the proof: a host without the key cannot make it)
-           ─ Player({nonce, mac = HMAC(key, "player" | nonce | command)}, command) ─►
-                                         (checks the mac; each nonce is good once, for a minute)
+           ─ Player({nonce, mac = HMAC(key, "player-of" | nonce | caller | command)}, command) ─►
+                 (checks the mac; each nonce is good once, for a minute, for the caller that asked)
 
 The two purposes are tagged, so the host's proof can never serve as a player's mac. The nonces,
 the tagged MACs and the proof document are the contract's (`gates.contract`), which the game's
@@ -53,6 +53,7 @@ def host_proof(key: str, client_nonce: str) -> str:
     return tagged_mac(key, ProofPurpose.HOST, client_nonce)
 
 
-def player_mac(key: str, nonce: str, command_json: str) -> str:
-    """What the player sends with one command: binds the key, the host's nonce and the command."""
-    return tagged_mac(key, ProofPurpose.PLAYER, nonce, command_json)
+def player_mac(key: str, nonce: str, caller: str, command_json: str) -> str:
+    """What the player sends with one command: binds the key, the host's nonce, the bus name of the
+    process that asked for it and sends the command (`caller`), and the command."""
+    return tagged_mac(key, ProofPurpose.PLAYER_OF, nonce, caller, command_json)

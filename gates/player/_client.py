@@ -73,7 +73,7 @@ class PlayerClient:
         """
         nonce = await self._challenge()
         command_json = encode_json(command)
-        auth = encode_json(PlayerAuth(nonce=nonce, mac=player_mac(self._key, nonce, command_json)))
+        auth = encode_json(PlayerAuth(nonce=nonce, mac=player_mac(self._key, nonce, self._pi.name, command_json)))
         text = await self._pi.get_ipc_subscriber(PLAYER_GATE).invoke_func(auth, command_json)
         try:
             reply = decode_host_reply(text, type(command).reply_type)

@@ -171,3 +171,17 @@ def test_b8_check_runs_the_plugin_with_a_data_dir_that_holds_no_player_key(tmp_p
     assert run.code == 2
     assert "peeking_plugin: the data dir holds [" in run.stderr
     assert "player.key" not in run.stderr and "token" not in run.stderr
+
+
+def test_s3_check_shows_a_plugins_control_characters_escaped_and_its_junit_parses(tmp_path: Path) -> None:
+    # SPEC: S3, K1 - the tool names and the errors are the plugin's: any text, any XML reader
+    junit = tmp_path / "garbled.xml"
+    run = run_check_cli(tmp_path, "tests/check/plugins/garbled_plugin.py", "--junit", str(junit), last="FAILED")
+    assert run.code == 1, run.stderr
+    text = "\n".join(run.lines)
+    assert not any(c in text for c in "\x1b\x00\x0c\r\x9b"), text
+    assert "garbled\\x1b[2K\\x00\\x0c" in text
+    suite = ET.parse(junit).getroot().find("testsuite")  # valid XML whatever the names
+    assert suite is not None
+    names = {case.get("classname") for case in suite.iter("testcase")}
+    assert "Garbled.garbled\\x1b[2K\\x00\\x0c" in names and "Garbled.garbled_look" in names

@@ -307,3 +307,37 @@ def test_f4_an_undeclared_effect_another_process_made_is_judged_and_the_finding_
     [found] = judge_call("P", seen, why_invalid=None, quick_limit=1.0)
     assert found.rule is Rule.UNDECLARED_EFFECT
     assert found.message.endswith(f" {said} difference. In the game, keep other plugins still during such a call.")
+
+
+def test_s3_the_junit_text_and_json_reports_show_a_plugins_control_characters_escaped() -> None:
+    # SPEC: S3 - the names and messages are the plugin's: XML must parse, a terminal must not obey
+    name = "p_\x1b[2K\x00\x0c\ud800\ufffe\u202e"
+    report = CheckReport(
+        target="pkg.mod",
+        plugin="P\x07",
+        findings=[
+            Finding(
+                severity=Severity.ERROR,
+                tool=name,
+                rule=Rule.REFUSED_DEFINITION,
+                check=Check.DEFINITION,
+                message=f"XIV MCP refused {name}:\r\x9b",
+            )
+        ],
+        notes=["a note\x1b[8m"],
+    )
+    suite = ET.fromstring(to_junit(report)).find("testsuite")  # parses: no raw NUL, form feed or surrogate
+    assert suite is not None
+    case = suite.find("testcase")
+    assert case is not None and case.get("classname") == "P\\x07.p_\\x1b[2K\\x00\\x0c\\ud800\\ufffe\\u202e"
+    failure = case.find("failure")
+    assert failure is not None and failure.get("message") == (
+        "XIV MCP refused p_\\x1b[2K\\x00\\x0c\\ud800\\ufffe\\u202e:\\r\\x9b"
+    )
+    text = to_text(report)
+    assert text.splitlines()[1].startswith("error   p_\\x1b[2K\\x00\\x0c\\ud800\\ufffe\\u202e: refused_definition")
+    assert not any(c in text for c in "\x1b\x00\x0c\ud800\r\x9b\u202e\x07")
+    plain = msgspec.structs.replace(report.findings[0], tool="p\x9b\u202e", message="m\x9b")
+    encodable = msgspec.structs.replace(report, findings=[plain])  # JSON has no text for a lone surrogate
+    assert msgspec.json.decode(to_json(encodable), type=CheckReport) == encodable
+    assert not any(c in to_json(encodable) for c in "\x9b\u202e")

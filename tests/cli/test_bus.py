@@ -58,6 +58,20 @@ async def test_gate_call_prints_the_reply_and_exits_0(broker_proc: BrokerProcess
     assert (code, out) == (0, "Shell\n")
 
 
+async def test_s3_gate_call_shows_a_peers_reply_and_error_escaped(
+    broker_proc: BrokerProcess, ready_provider: PeerProcess
+) -> None:
+    # SPEC: S3 - the peer chose the text; the terminal must not obey it
+    trick = "ok\r\x1b[2K\x9b\u202eall good"
+    assert await xivmcp(broker_proc, "gate", "call", "Prov.Echo", trick) == (
+        0,
+        "ok\\r\\x1b[2K\\x9b\\u202eall good\n",
+        "",
+    )
+    code, _, err = await xivmcp(broker_proc, "gate", "call", "Prov.Boom", trick)
+    assert (code, err) == (1, "IpcHandlerError: ValueError: ok\\r\\x1b[2K\\x9b\\u202eall good\n")
+
+
 async def test_gate_call_of_an_unknown_gate_exits_1_with_the_error(
     broker_proc: BrokerProcess, ready_provider: PeerProcess
 ) -> None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from game import default_world, load_world
-from tests.game._system import game_system, run_cli
+import anyio
+
+import broker
+from game import GameGate, default_world, load_world
+from tests.game._system import call, game_system, run_cli
 
 
 def test_w1_game_state_reads_the_world_and_json_gives_the_world_document(tmp_path: Path) -> None:
@@ -81,3 +84,25 @@ def test_w1_without_a_game_on_the_bus_each_action_exits_2_with_one_line(tmp_path
             assert done.stderr.strip().splitlines() == [
                 "No game is on the bus: start one with `xivmcp game` (or `xivmcp up`)."
             ]
+
+
+def test_s3_game_state_and_changes_show_a_plugins_chat_escaped(tmp_path: Path) -> None:
+    # SPEC: S3 - the chat line is the plugin's; the terminal must not obey it
+    text = "gg\x1b[2K\x9b\u202eall fine"
+    shown = "gg\\x1b[2K\\x9b\\u202eall fine"
+
+    async def say(endpoint: str) -> None:
+        async with broker.connect(endpoint, "Chatty") as pi:
+            reply = await call(pi, GameGate.SEND_CHAT, json.dumps({"text": text}))
+            assert reply["ok"] is True, reply
+
+    with game_system(tmp_path) as system:
+        anyio.run(say, system.endpoint)
+        for command in (("game", "state"), ("game", "changes"), ("game", "changes", "--json")):
+            done = run_cli(system, *command)
+            assert done.returncode == 0, done
+            assert not any(c in done.stdout for c in "\x1b\x9b\u202e"), done.stdout
+        assert shown in run_cli(system, "game", "state").stdout
+        assert f"said in say: {shown}" in run_cli(system, "game", "changes").stdout
+        changes = json.loads(run_cli(system, "game", "changes", "--json").stdout)["changes"]
+        assert changes[-1]["summary"] == f"said in say: {text}"  # the same JSON, its characters escaped

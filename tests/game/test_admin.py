@@ -128,7 +128,7 @@ async def test_f4_a_replayed_or_forged_proof_is_refused_and_changes_nothing(tmp_
                 n = await nonce()
                 forged["another gate's"] = sent(n, admin(n, gate="Game.Reset"))
                 n = await nonce()
-                forged["a player command's"] = sent(n, player_mac(key, n, canonical_json(set_gil)))
+                forged["a player command's"] = sent(n, player_mac(key, n, pi.name, canonical_json(set_gil)))
                 n = await nonce()
                 forged["the game's answer's tag"] = sent(n, tagged_mac(key, ProofPurpose.GAME, n))
                 n = new_nonce()

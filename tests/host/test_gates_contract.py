@@ -874,7 +874,7 @@ async def proven(pi: broker.PluginInterface, key: str, command: str) -> dict[str
     client_nonce = new_nonce()
     hello = json.loads(await pi.get_ipc_subscriber("XivMcp.PlayerHello").invoke_func(client_nonce))
     assert hello["ok"] is True and hello["proof"] == host_proof(key, client_nonce)
-    auth = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], command)})
+    auth = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], pi.name, command)})
     reply: dict[str, Any] = json.loads(await pi.get_ipc_subscriber("XivMcp.Player").invoke_func(auth, command))
     return reply
 
@@ -903,9 +903,9 @@ async def test_b8_player_gate_refuses_anything_but_a_fresh_proof_of_the_key(tmp_
         key = read_player_key(tmp_path)
         enable = '{"cmd": "keep_disabled", "plugin": "TestPeer"}'
         hello = json.loads(await pi.get_ipc_subscriber("XivMcp.PlayerHello").invoke_func("n1"))
-        good = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], enable)})
-        wrong_command = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], "{}")})
-        made_up = json.dumps({"nonce": "0" * 32, "mac": player_mac(key, "0" * 32, enable)})
+        good = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], pi.name, enable)})
+        wrong_command = json.dumps({"nonce": hello["nonce"], "mac": player_mac(key, hello["nonce"], pi.name, "{}")})
+        made_up = json.dumps({"nonce": "0" * 32, "mac": player_mac(key, "0" * 32, pi.name, enable)})
         other = json.loads(await pi.get_ipc_subscriber("XivMcp.PlayerHello").invoke_func("n2"))
         not_ascii = json.dumps({"nonce": other["nonce"], "mac": "\u00e9"})
         for auth in (key, "", None, "{}", made_up, not_ascii, wrong_command, good):  # the last: its nonce is used up

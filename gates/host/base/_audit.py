@@ -13,7 +13,13 @@ commit's syncer, which only fsyncs the file, under `_sync_lock`.
 
 The log is bounded (B7): past `max_bytes` the file is rotated to ``audit.jsonl.1`` (the older
 ones shift to ``.2``, ``.3``, …) and `keep` rotated files are kept; :meth:`AuditLog.tail` reads
-across them.
+across them. What the player decided (consent, settings, answers to approvals) and suspensions
+are never rotated out: when the oldest file goes, its lines of those kinds are first appended to
+``audit.player.jsonl``, which grows only as fast as the player acts. No plugin can flush the
+history either: the lines it causes through the host's gates (registrations, dependencies,
+approval requests) have a budget a minute on the host's clock (`AuditBudget`); the lines past it
+are counted and summarised in one line per kind when the minute ends ("MyPlugin: 812 more
+DeclareDependencies calls in the last minute", `details.more` the count).
 
 A line looks like::
 
@@ -37,11 +43,24 @@ import msgspec
 from gates.datadir import owner_only_file
 from gates.player import AuditLine
 
+from ._audit_budget import LINES_PER_MINUTE, AuditBudget
+from ._clock import Clock, SystemClock
 from ._listeners import Listeners
 
-__all__ = ["AUDIT_FILENAME", "KEEP", "MAX_BYTES", "AuditEntry", "AuditKind", "AuditLog", "utc_stamp"]
+__all__ = [
+    "AUDIT_FILENAME",
+    "KEEP",
+    "KEPT_FILENAME",
+    "MAX_BYTES",
+    "AuditEntry",
+    "AuditKind",
+    "AuditLog",
+    "utc_stamp",
+]
 
 AUDIT_FILENAME: Final = "audit.jsonl"
+KEPT_FILENAME: Final = "audit.player.jsonl"
+"""The player's decisions and the suspensions of rotated-out files: never rotated."""
 _BLOCK: Final = 64 * 1024
 
 
@@ -86,7 +105,22 @@ MAX_BYTES: Final = 16 * 1024 * 1024
 KEEP: Final = 3
 """How many rotated files (``audit.jsonl.1`` …) are kept."""
 _AT_ONCE: Final = frozenset({AuditKind.CONSENT, AuditKind.SETTING, AuditKind.SUSPENSION})
-"""What the player decides (and suspensions): on disk before `record` returns."""
+"""What the player decides (and suspensions): on disk before `record` returns, never rotated out."""
+_BUDGETED: Final = frozenset({AuditKind.REGISTRATION, AuditKind.DEPENDENCIES, AuditKind.APPROVAL})
+"""What a plugin causes by calling the host's gates, as often as it likes: lines on its budget.
+
+Calls and their decisions are not: the assistant or a job makes them, within the in-flight limits,
+and they are what `xivmcp check` and the kit judge a plugin by. A line written with `sync` (the
+player's answer to an approval) is the player's, and never budgeted either."""
+
+
+_MAYBE_PLAYERS: Final = tuple(f'"kind":"{kind}"'.encode() for kind in (*_AT_ONCE, AuditKind.APPROVAL))
+"""What a line that may be the player's holds: only those lines are decoded when a file goes."""
+
+
+def _players(entry: AuditEntry) -> bool:
+    """Whether a line is the player's decision or a suspension: kept when its file is rotated out."""
+    return entry.kind in _AT_ONCE or (entry.kind == AuditKind.APPROVAL and "answer" in entry.details)
 
 
 class AuditLog:
@@ -100,8 +134,14 @@ class AuditLog:
         fsync: bool = True,
         max_bytes: int = MAX_BYTES,
         keep: int = KEEP,
+        clock: Clock | None = None,
+        lines_per_minute: int = LINES_PER_MINUTE,
     ) -> None:
+        """`clock` (the host's) measures each plugin's minute of `lines_per_minute` lines."""
         self.path = Path(path)
+        self.kept_path = self.path.with_name(KEPT_FILENAME)
+        self._clock: Clock = clock or SystemClock()
+        self._budget = AuditBudget(lines_per_minute)
         self._wall_clock = wall_clock
         self._fsync = fsync
         self._max_bytes = max_bytes
@@ -129,7 +169,8 @@ class AuditLog:
         if self._fsync:
             os.fsync(self._fd)
         os.close(self._fd)
-        oldest = self.rotated(self._keep)
+        oldest = self.rotated(self._keep) if self._keep > 0 else self.path
+        self._keep_players_lines(oldest)
         oldest.unlink(missing_ok=True)
         for index in range(self._keep - 1, 0, -1):
             older = self.rotated(index)
@@ -142,6 +183,30 @@ class AuditLog:
         self._fd = self._open()
         self._size = 0
 
+    def _keep_players_lines(self, leaving: Path) -> None:
+        """Append the player's decisions and the suspensions of `leaving` (about to go) to the kept file."""
+        kept: list[bytes] = []
+        try:
+            with leaving.open("rb") as f:
+                for raw in f:
+                    if not any(marker in raw for marker in _MAYBE_PLAYERS):
+                        continue
+                    entry = _parse(raw)
+                    if entry is not None and _players(entry):
+                        kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
+        except FileNotFoundError:
+            return
+        if not kept:
+            return
+        owner_only_file(self.kept_path)
+        fd = os.open(self.kept_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, b"".join(kept))
+            if self._fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
     def rotated(self, index: int) -> Path:
         """The path of the `index`-th rotated file (1 is the newest)."""
         return self.path.with_name(f"{self.path.name}.{index}")
@@ -153,6 +218,8 @@ class AuditLog:
         return cls(directory / AUDIT_FILENAME, **options)
 
     def close(self) -> None:
+        if self._fd >= 0:
+            self.summarise_due(every=True)
         with self._sync_lock:
             if self._fd >= 0:
                 if self._fsync:
@@ -193,14 +260,41 @@ class AuditLog:
         flagged: bool = False,
         details: Mapping[str, Any] | None = None,
         sync: bool | None = None,
-    ) -> AuditEntry:
-        """Appends one entry and returns it.
+    ) -> AuditEntry | None:
+        """Appends one entry and returns it (None when its plugin is past its budget: it is counted).
 
         The line is in the operating system at once (our process may crash; the line stays).
         With `sync` (default: for consent, settings and suspensions, what the player decides) it
         is on disk before this returns; otherwise it reaches the disk within `BATCH_SECONDS`, with
         every other line of that moment in one fsync, so no call or plugin waits for the disk.
         """
+        if plugin is not None and kind in _BUDGETED and not sync:
+            now = self._clock.now()
+            self._summarise(now, plugin)
+            if not self._budget.admit(plugin, kind.value, now):
+                return None
+        return self._write(kind, plugin, tool, flagged=flagged, details=details, sync=sync)
+
+    def summarise_due(self, *, every: bool = False) -> None:
+        """Write the summary of each plugin's minute that has ended (`every`: of every minute, as
+        the log closes). The host calls it with its other deadlines."""
+        self._summarise(float("inf") if every else self._clock.now())
+
+    def _summarise(self, now: float, plugin: str | None = None) -> None:
+        for skipped in self._budget.due(now, plugin):
+            details = {"summary": skipped.sentence(), "more": skipped.count}
+            self._write(AuditKind(skipped.kind), skipped.plugin, None, flagged=False, details=details, sync=None)
+
+    def _write(
+        self,
+        kind: AuditKind,
+        plugin: str | None,
+        tool: str | None,
+        *,
+        flagged: bool,
+        details: Mapping[str, Any] | None,
+        sync: bool | None,
+    ) -> AuditEntry:
         entry = AuditEntry(
             time=utc_stamp(self._wall_clock()),
             kind=kind.value,
@@ -230,7 +324,7 @@ class AuditLog:
     def tail(self, n: int = 100, plugin: str | None = None) -> list[AuditEntry]:
         """The last ``n`` entries (of one plugin, if given), oldest first; lines that don't decode are skipped."""
         newest_first: list[AuditEntry] = []
-        for path in (self.path, *(self.rotated(i) for i in range(1, self._keep + 1))):
+        for path in (self.path, *(self.rotated(i) for i in range(1, self._keep + 1)), self.kept_path):
             if len(newest_first) >= n:
                 break
             try:

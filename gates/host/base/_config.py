@@ -30,6 +30,8 @@ class HostLimits:
     """The audit log's size before it is rotated to audit.jsonl.1."""
     audit_keep: int = 3
     """Rotated audit files kept (audit.jsonl.1 to .3)."""
+    audit_lines_per_minute: int = 600
+    """Audit lines one plugin may cause a minute; the rest are counted and summarised in one line."""
 
 
 @dataclass(frozen=True, slots=True)
