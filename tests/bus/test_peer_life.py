@@ -7,11 +7,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import anyio
 import pytest
-import pytest_asyncio
 import zmq
 import zmq.asyncio
 
@@ -42,15 +41,6 @@ def make_broker() -> Iterator[Callable[..., broker.Broker]]:
 @pytest.fixture
 def thread_broker(make_broker: Callable[..., broker.Broker]) -> broker.Broker:
     return make_broker()
-
-
-@pytest_asyncio.fixture
-async def zmq_context() -> AsyncIterator[zmq.asyncio.Context]:
-    ctx = zmq.asyncio.Context()
-    try:
-        yield ctx
-    finally:
-        ctx.destroy(linger=0)
 
 
 async def raw_holder(ctx: zmq.asyncio.Context, endpoint: str, name: str) -> zmq.asyncio.Socket:

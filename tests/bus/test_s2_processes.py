@@ -8,12 +8,11 @@ the in-memory broker, where the socket is not the point."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import anyio
 import pytest
-import pytest_asyncio
 import zmq
 import zmq.asyncio
 
@@ -26,15 +25,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.asyncio
 
 WAIT = 5.0
-
-
-@pytest_asyncio.fixture
-async def zmq_context() -> AsyncIterator[zmq.asyncio.Context]:
-    ctx = zmq.asyncio.Context()
-    try:
-        yield ctx
-    finally:
-        ctx.destroy(linger=0)
 
 
 async def _raw_peer(ctx: zmq.asyncio.Context, endpoint: str, name: str) -> zmq.asyncio.Socket:

@@ -6,14 +6,10 @@ is `python -m xivmcp COMMAND … --bus EP --data-dir DIR`, as a user types it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +18,17 @@ import anyio.abc
 import pytest
 
 import broker
-from tests.host._system import ROOT, WAIT, Process, XivMcpSystem, free_endpoint, new_system, read_audit, xivmcp_argv
+from tests.host._system import (
+    ROOT,
+    WAIT,
+    Process,
+    XivMcpSystem,
+    background,
+    free_endpoint,
+    new_system,
+    read_audit,
+    xivmcp_argv,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -41,21 +47,6 @@ async def cli(argv: list[str], expect_code: int = 0) -> str:
     out, err = done.stdout.decode(), done.stderr.decode()
     assert done.returncode == expect_code, f"{argv[2:]} exited {done.returncode}: {out} {err}"
     return out if expect_code == 0 else err
-
-
-@asynccontextmanager
-async def background(argv: list[str]) -> AsyncIterator[anyio.abc.Process]:
-    """An `xivmcp` command that runs while the test does something else; killed by pid at the end."""
-    process = await anyio.open_process(argv, cwd=ROOT, stdin=subprocess.DEVNULL)
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(process.pid, signal.SIGKILL)
-        with anyio.CancelScope(shield=True), anyio.fail_after(WAIT):
-            await process.wait()
-        await process.aclose()
 
 
 async def finished(process: anyio.abc.Process) -> tuple[int, str, str]:

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
+import subprocess
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -40,6 +43,7 @@ __all__ = [
     "Process",
     "TestPlugin",
     "XivMcpSystem",
+    "background",
     "free_endpoint",
     "gate",
     "host_system",
@@ -266,3 +270,18 @@ async def plugin_peer(endpoint: str, name: str, *, cancel_gate: bool = True) -> 
             yield plugin
         finally:
             plugin.close()
+
+
+@asynccontextmanager
+async def background(argv: list[str]) -> AsyncIterator[anyio.abc.Process]:
+    """An `xivmcp` command that runs while the test does something else; killed by pid at the end."""
+    process = await anyio.open_process(argv, cwd=ROOT, stdin=subprocess.DEVNULL)
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGKILL)
+        with anyio.CancelScope(shield=True), anyio.fail_after(WAIT):
+            await process.wait()
+        await process.aclose()

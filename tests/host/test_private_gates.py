@@ -10,13 +10,8 @@ own call made, so a line that Evil's call had made would have come before it.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import signal
-import subprocess
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -27,7 +22,7 @@ import broker
 from gates.contract import encode_json
 from gates.player import ApprovalEvent
 
-from ._system import ROOT, WAIT, Process, XivMcpSystem, player_of, run_in_thread, start_call
+from ._system import WAIT, Process, XivMcpSystem, background, player_of, run_in_thread, start_call
 
 pytestmark = pytest.mark.asyncio
 
@@ -148,7 +143,7 @@ async def test_s1_the_command_lines_event_gate_answers_only_the_host_and_prints_
         player = player_of(evil, system.data_dir)
         await player.set_modes("Victim", spend_gil="ask")
         try:
-            async with running(system.cli("call", "victim_buy", '{"amount": 2}')) as call:
+            async with background(system.cli("call", "victim_buy", '{"amount": 2}')) as call:
                 approval = await player.wait_approval("victim_buy")
                 gate = next(g.name for g in await evil.list_gates() if g.name.endswith(".CallEvents"))
                 assert gate == f"XivMcpCli{call.pid}.CallEvents"
@@ -162,21 +157,6 @@ async def test_s1_the_command_lines_event_gate_answers_only_the_host_and_prints_
     assert "FAKE" not in err and "a9" not in err, err
     said = [line for line in err.splitlines() if line.startswith("waiting for the player:")]
     assert len(said) == 1 and approval.approval_id in said[0], err  # the host's event, and only that
-
-
-@asynccontextmanager
-async def running(argv: list[str]) -> AsyncIterator[anyio.abc.Process]:
-    """An `xivmcp` command that runs while the test acts; killed by pid at the end if it still runs."""
-    process = await anyio.open_process(argv, cwd=ROOT, stdin=subprocess.DEVNULL)
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(process.pid, signal.SIGKILL)
-        with anyio.CancelScope(shield=True), anyio.fail_after(WAIT):
-            await process.wait()
-        await process.aclose()
 
 
 async def ended(process: anyio.abc.Process) -> tuple[int, str]:
