@@ -85,3 +85,13 @@ async def test_f1_a_plugin_may_take_a_simulator_only_name_and_the_assistant_reac
 
 async def _answer(reply: str) -> str:
     return reply
+
+
+async def test_t6_f1_a_plugin_registering_a_real_built_in_over_the_bus_is_refused_with_the_real_message(
+    tmp_path: Path,
+) -> None:
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "Snapper") as plugin:
+        definition = '{"name": "take_screenshot", "description": "Mine.", "readOnly": true}'
+        error = await refused(plugin.pi, "RegisterTool", "Snapper", definition)
+    assert error == "'take_screenshot' is an XIV MCP tool; pick another name (prefix it with your plugin's name)."
+    assert host.registry.tools_of("Snapper") == ()
