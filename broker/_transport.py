@@ -52,12 +52,11 @@ import zmq
 import zmq.auth.thread
 import zmq.backend
 
-from ._transport_base import OnFrame, OnUnsent, Packer, TransportBusyError
+from ._transport_base import ClientKeys, OnFrame, OnUnsent, Packer, ServerKeys, TransportBusyError
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
 
-    from ._keys import CurveClient, CurveServer
     from ._wire import Frame
 
 _HWM: Final = 100_000
@@ -112,14 +111,14 @@ def new_keypair() -> tuple[str, str]:
 class _Admission:
     """The ZAP handler's question (S4): is this client key one the broker admits?"""
 
-    def __init__(self, curve: CurveServer) -> None:
+    def __init__(self, curve: ServerKeys) -> None:
         self._curve = curve
 
     def callback(self, domain: str, key: bytes) -> bool:
         return self._curve.admits(key.decode("ascii"))
 
 
-def _curve_client(sock: zmq.Socket[bytes], curve: CurveClient | None) -> None:
+def _curve_client(sock: zmq.Socket[bytes], curve: ClientKeys | None) -> None:
     """Make `sock` a CURVE client of the broker `curve.server`, as `curve`'s pair (S4)."""
     if curve is not None:
         sock.curve_serverkey = curve.server.encode("ascii")
@@ -134,7 +133,7 @@ UNREACHABLE: Final = "its connection is gone"
 class RouterTransport:
     """The broker's ROUTER socket. Not thread-safe: one loop owns it."""
 
-    def __init__(self, endpoint: str, max_frame: int, curve: CurveServer | None = None) -> None:
+    def __init__(self, endpoint: str, max_frame: int, curve: ServerKeys | None = None) -> None:
         self._ctx = zmq.Context()
         self._auth: zmq.auth.thread.ThreadAuthenticator | None = None
         sock = self._ctx.socket(zmq.ROUTER)
@@ -240,7 +239,7 @@ class DealerTransport:
         on_frame: Callable[[Buffer], None],
         max_frame: int,
         on_unsent: Callable[[list[asyncio.Future[Any]]], None],
-        curve: CurveClient | None = None,
+        curve: ClientKeys | None = None,
     ) -> None:
         self._on_frame = on_frame
         self._on_unsent = on_unsent
@@ -404,7 +403,7 @@ class LivenessBeacon:
         on_reply: Callable[[Buffer], None],
         interval: float,
         name: str = "xivmcp-bus-alive",
-        curve: CurveClient | None = None,
+        curve: ClientKeys | None = None,
     ) -> None:
         self.interval = interval
         """Seconds between two Alive frames; may be changed while running (a float is atomic)."""
@@ -473,7 +472,7 @@ class ZmqConnector:
     """The default `Connector` of a peer: a `DealerTransport` and a `LivenessBeacon`, both CURVE
     clients as `curve`'s pair when it is given (S4)."""
 
-    def __init__(self, curve: CurveClient | None = None) -> None:
+    def __init__(self, curve: ClientKeys | None = None) -> None:
         self._curve = curve
 
     def open(self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent) -> DealerTransport:
