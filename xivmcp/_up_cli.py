@@ -25,7 +25,7 @@ from gates.mcp import (
     parse_http_address,
 )
 
-from ._common import print_err
+from ._common import bus_curve, print_err
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -77,6 +77,7 @@ def host_config(args: argparse.Namespace) -> HostConfig:
         auto_enable=args.auto_enable,
         test_clock=args.test_clock,
         simulator_extensions=args.simulator_extensions,
+        bus_curve=bus_curve(args),
     )
 
 
@@ -145,7 +146,12 @@ def cmd_up(args: argparse.Namespace) -> int:
         print_err(str(exc))
         return 2
     lock.release()
+    if args.curve:  # S4: the keys exist before any process of the system looks for them
+        from broker import CurveServer
+
+        CurveServer.in_dir(Path(args.data_dir))
     common = ["--bus", args.bus, "--data-dir", args.data_dir] + (["-v"] if args.verbose else [])
+    common += ["--curve"] if args.curve else []
     commands = [
         [sys.executable, "-m", "xivmcp", "broker", *common],
         [sys.executable, "-m", "xivmcp", "game", *common, *(["--test-clock"] if args.test_clock else [])],

@@ -26,7 +26,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from gates.contract import API_VERSION, DEFAULT_BUS, ENV_BUS, ENV_DATA_DIR, default_data_dir, find_bus
+from gates.contract import (
+    API_VERSION,
+    DEFAULT_BUS,
+    ENV_BUS,
+    ENV_DATA_DIR,
+    bus_is_local,
+    default_data_dir,
+    find_bus,
+    read_runtime,
+)
 
 from ._common import EscapedLogFormatter
 
@@ -86,6 +95,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         default=None,
         help=f"where the host keeps its data (default: ${ENV_DATA_DIR} or {default_data_dir()})",
     )
+    common.add_argument(
+        "--curve",
+        action="store_true",
+        help="join (or run) a bus that admits only known CURVE keys, with the data dir's key "
+        "(found by itself when the running system uses CURVE; implied by a non-loopback --bus)",
+    )
     common.add_argument("-v", "--verbose", action="store_true", help="log more, and show tracebacks")
     parser = argparse.ArgumentParser(
         prog="xivmcp",
@@ -107,12 +122,18 @@ def resolve(args: argparse.Namespace) -> None:
     named = Path(args.data_dir) if args.data_dir else None
     args.data_dir = str(named or default_data_dir())
     args.data_dir_named = named is not None
-    if args.bus:
-        return
-    if getattr(args, "finds_system", False):
-        args.bus = find_bus(None, named)
-    else:
-        args.bus = os.environ.get(ENV_BUS) or DEFAULT_BUS
+    if not args.bus:
+        if getattr(args, "finds_system", False):
+            args.bus = find_bus(None, named)
+        else:
+            args.bus = os.environ.get(ENV_BUS) or DEFAULT_BUS
+    running = read_runtime(Path(args.data_dir))
+    # S4: a non-loopback bus, or the running system's bus when it says it uses CURVE, asks for keys.
+    args.curve = (
+        getattr(args, "curve", False)
+        or not bus_is_local(args.bus)
+        or (running is not None and running.bus_key is not None and running.bus == args.bus)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

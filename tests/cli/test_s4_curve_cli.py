@@ -1,0 +1,73 @@
+"""S4 from the shell: `xivmcp up --curve` keeps its keys in the data dir and names its public key in
+`runtime.json`; this user's commands join with no extra step, and one without the key is refused.
+
+Real processes throughout: the system (`xivmcp up`: broker, game, host) and each command."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gates import testing
+
+WAIT = 30.0
+"""A backstop for each process; each one ends (or says ready) by itself."""
+
+
+def _xivmcp(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        testing.xivmcp_argv(*args), capture_output=True, text=True, timeout=WAIT, env=os.environ, check=False
+    )
+
+
+@pytest.fixture
+def curve_system(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`xivmcp up --curve` on a free port and a fresh data dir, until its host says it is ready."""
+    data_dir, bus = tmp_path / "data", testing.free_endpoint()
+    argv = testing.xivmcp_argv("up", "--curve", "--no-mcp", "--bus", bus, "--data-dir", str(data_dir))
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=os.environ)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # ends when the process does: then the assert below fails
+            if line.startswith("xivmcp host: ready"):
+                break
+        assert proc.poll() is None, "xivmcp up --curve ended before its host was ready"
+        yield bus, data_dir
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def test_s4_this_users_commands_join_a_curve_bus_with_no_extra_step(curve_system: tuple[str, Path]) -> None:
+    bus, data_dir = curve_system
+    runtime = json.loads((data_dir / "runtime.json").read_text())
+    server = json.loads((data_dir / "bus-server.key").read_text())
+    assert runtime["bus_key"] == server["public"]  # the public key only: the secret stays in its file
+    assert stat.S_IMODE((data_dir / "bus-server.key").stat().st_mode) == 0o600
+    done = _xivmcp("gate", "list", "--data-dir", str(data_dir))  # found by the data dir alone
+    assert done.returncode == 0, done.stderr
+    assert "XivMcp." in done.stdout and "Game." in done.stdout
+
+
+def test_s4_a_command_without_the_key_is_refused(curve_system: tuple[str, Path], tmp_path: Path) -> None:
+    bus, _ = curve_system
+    elsewhere = tmp_path / "another-user"
+    elsewhere.mkdir(mode=0o700)
+    done = _xivmcp("gate", "list", "--bus", bus, "--data-dir", str(elsewhere))
+    assert done.returncode == 2 and "No broker answered" in done.stderr, done.stderr
+    assert done.stdout == ""  # learned nothing: no gate, no peer
+    done = _xivmcp("gate", "list", "--curve", "--bus", bus, "--data-dir", str(elsewhere))
+    assert done.returncode == 2 and "holds none" in done.stderr, done.stderr
