@@ -171,6 +171,8 @@ class RouterTransport:
         self._poller.register(self._monitor, zmq.POLLIN)
         self._disconnects = 0
         self._readable = False
+        self._last: zmq.Frame | None = None
+        """The first frame of the message `recv_nowait` returned last (for `last_key`)."""
         self.endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
 
     def wait(self, timeout: float) -> bool:
@@ -197,9 +199,21 @@ class RouterTransport:
             return None
         try:
             identity: bytes = sock.recv(_NOBLOCK)
-            return identity, _recv_rest(sock, sock.recv(_NOBLOCK, copy=False))
+            self._last = first = sock.recv(_NOBLOCK, copy=False)
+            return identity, _recv_rest(sock, first)
         except zmq.Again:  # not expected after EVENTS said so; costs nothing unless raised
             return None
+
+    def last_key(self) -> str | None:
+        """The CURVE key (Z85) of the connection that sent the last message received (S4): the
+        ZAP handler gave it as the connection's User-Id. None without CURVE."""
+        if self._auth is None or self._last is None:
+            return None
+        try:
+            key = self._last.get("User-Id")
+        except zmq.ZMQError:
+            return None
+        return key if isinstance(key, str) else None
 
     def send_nowait(self, identity: bytes, frame: bytes) -> str | None:
         """Send; on failure return why ("gone" or "too slow") instead of raising."""

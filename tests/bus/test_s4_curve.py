@@ -101,3 +101,16 @@ def test_s4_a_curve_bus_may_bind_beyond_loopback_and_a_plain_one_may_not(data_di
         assert _client(f"tcp://127.0.0.2:{port}", "Remote", "datadir", str(data_dir)).startswith("joined")
     finally:
         bus.close()
+
+
+def test_s4_a_name_bound_to_one_key_is_refused_to_another(curve_bus: broker.Broker, data_dir: Path) -> None:
+    server = broker.CurveServer.in_dir(data_dir).public
+    public, secret = new_keypair()
+    broker.add_client(data_dir / "bus-clients", "laptop", public)
+    assert _client(curve_bus.endpoint, "Shop", "datadir", str(data_dir)).startswith("joined")
+    # Shop left; another admitted key may not take its name, even while nobody holds it.
+    taken = _client(curve_bus.endpoint, "Shop", "pair", f"{server},{public},{secret}")
+    assert taken.startswith("refused") and "bound to another key" in taken, taken
+    # B4 still holds: the first key takes its name back, and the other key joins under its own.
+    assert _client(curve_bus.endpoint, "Shop", "datadir", str(data_dir)).startswith("joined")
+    assert _client(curve_bus.endpoint, "Laptop", "pair", f"{server},{public},{secret}").startswith("joined")
