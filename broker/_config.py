@@ -133,8 +133,8 @@ def check_bind_endpoint(endpoint: str, allow_remote: bool = False) -> None:
         return
     raise IpcRefusedError(
         f"Refusing to bind {endpoint}: the bus has no authentication, so it binds loopback "
-        "(tcp://127.0.0.1:PORT) or ipc:// only. Pass --allow-remote if you really want "
-        "other machines to reach it."
+        "(tcp://127.0.0.1:PORT) or ipc:// only. Pass --curve so that only machines holding a key you "
+        "admit join it (`xivmcp keys`)."
     )
 
 

@@ -71,6 +71,13 @@ class CurveClient:
             _check_key(key, directory / CLIENT_FILE)
         return keys
 
+    @classmethod
+    def new(cls, server: str) -> CurveClient:
+        """A new client pair for the broker whose public key is `server`."""
+        _check_key(server, Path("the server key"))
+        public, secret = new_keypair()
+        return cls(server=server, public=public, secret=secret)
+
     def save(self, directory: Path) -> None:
         """Write this pair as `directory`'s client key file, owner-only (it must not exist yet)."""
         _write_owner_only(
@@ -156,8 +163,8 @@ def add_client(clients_dir: Path, name: str, public: str) -> Path:
 def _check_key(key: object, where: Path) -> None:
     if not isinstance(key, str) or not _Z85_KEY.fullmatch(key):
         raise IpcRefusedError(
-            f"{where} holds something that is not a CURVE key (40 Z85 characters); "
-            "remove it and restart `xivmcp up` to make a new one."
+            f"{where} holds something that is not a CURVE key (40 Z85 characters): "
+            "copy the key again as `xivmcp keys show` or `xivmcp keys new` printed it."
         )
 
 

@@ -24,7 +24,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p = sub.add_parser("broker", parents=[common], help="run the bus (the plugin framework's IPC)")
     p.add_argument("--max-payload", type=int, default=None, help="largest payload in bytes (default 1 MiB)")
     p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
-    p.set_defaults(func=cmd_broker)
+    p.set_defaults(func=cmd_broker, runs_bus=True)
 
     gate = sub.add_parser("gate", help="look at and call gates on the bus")
     gsub = gate.add_subparsers(dest="gate_cmd", required=True)

@@ -39,7 +39,16 @@ from gates.contract import (
 
 from ._common import EscapedLogFormatter
 
-_MODULES: Final = ("_up_cli", "_status_cli", "_bus_cli", "_game_cli", "_player_cli", "_connect_cli", "_check_cli")
+_MODULES: Final = (
+    "_up_cli",
+    "_status_cli",
+    "_bus_cli",
+    "_game_cli",
+    "_player_cli",
+    "_connect_cli",
+    "_check_cli",
+    "_keys_cli",
+)
 """The command line's modules, in the order `xivmcp --help` lists their commands."""
 _PLAYER_COMMANDS: Final = (
     *("plugins", "enable", "consent", "keep-disabled", "lift", "mode", "approvals", "approve", "decline"),
@@ -57,6 +66,7 @@ _COMMANDS: Final[dict[str, str]] = {
     "connect": "_connect_cli",
     "token": "_connect_cli",
     "check": "_check_cli",
+    "keys": "_keys_cli",
 }
 """Each command's module (tests/test_layering.py checks it against what each module adds)."""
 
@@ -128,10 +138,17 @@ def resolve(args: argparse.Namespace) -> None:
         else:
             args.bus = os.environ.get(ENV_BUS) or DEFAULT_BUS
     running = read_runtime(Path(args.data_dir))
-    # S4: a non-loopback bus, or the running system's bus when it says it uses CURVE, asks for keys.
+    # S4: the running system's bus asks for keys when it says it uses CURVE, and another machine's
+    # bus when this data dir holds a key for it (`xivmcp keys new`). A command that runs the bus
+    # uses CURVE only when told (`--curve`): without it a non-loopback bus is refused, as before.
+    remote_key = (
+        not getattr(args, "runs_bus", False)
+        and not bus_is_local(args.bus)
+        and (Path(args.data_dir) / "bus-client.key").exists()
+    )
     args.curve = (
         getattr(args, "curve", False)
-        or not bus_is_local(args.bus)
+        or remote_key
         or (running is not None and running.bus_key is not None and running.bus == args.bus)
     )
 

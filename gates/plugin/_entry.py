@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from broker import CurveClient, run_main
-from gates.contract import default_data_dir, find_bus, read_runtime
+from gates.contract import bus_is_local, default_data_dir, find_bus, read_runtime
 
 __all__ = ["bus_keys", "parse_command_line", "run_on_asyncio"]
 
@@ -50,6 +50,8 @@ def bus_keys(bus: str, data_dir: Path | None = None) -> CurveClient | None:
     on that data dir says its bus admits only known keys (`RuntimeInfo.bus_key`); else None, and
     the plugin joins as before. The data dir is `data_dir`, else $XIVMCP_DATA_DIR or the user's."""
     directory = default_data_dir() if data_dir is None else data_dir
+    if not bus_is_local(bus):  # another machine's bus: the pair `xivmcp keys new` made here
+        return CurveClient.load(directory)
     running = read_runtime(directory)
     if running is None or running.bus_key is None or running.bus != bus:
         return None

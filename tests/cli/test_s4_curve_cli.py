@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,19 +28,20 @@ def _xivmcp(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def curve_system(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`xivmcp up --curve` on a free port and a fresh data dir, until its host says it is ready."""
-    data_dir, bus = tmp_path / "data", testing.free_endpoint()
+@contextmanager
+def _up(bus: str, data_dir: Path) -> Iterator[list[str]]:
+    """`xivmcp up --curve` on `bus` and `data_dir` until its host says it is ready; its lines so far."""
     argv = testing.xivmcp_argv("up", "--curve", "--no-mcp", "--bus", bus, "--data-dir", str(data_dir))
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=os.environ)
+    lines: list[str] = []
     try:
         assert proc.stdout is not None
         for line in proc.stdout:  # ends when the process does: then the assert below fails
+            lines.append(line)
             if line.startswith("xivmcp host: ready"):
                 break
         assert proc.poll() is None, "xivmcp up --curve ended before its host was ready"
-        yield bus, data_dir
+        yield lines
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -49,6 +51,14 @@ def curve_system(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+@pytest.fixture
+def curve_system(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`xivmcp up --curve` on a free loopback port and a fresh data dir."""
+    bus, data_dir = testing.free_endpoint(), tmp_path / "data"
+    with _up(bus, data_dir):
+        yield bus, data_dir
 
 
 def test_s4_this_users_commands_join_a_curve_bus_with_no_extra_step(curve_system: tuple[str, Path]) -> None:
@@ -71,3 +81,28 @@ def test_s4_a_command_without_the_key_is_refused(curve_system: tuple[str, Path],
     assert done.stdout == ""  # learned nothing: no gate, no peer
     done = _xivmcp("gate", "list", "--curve", "--bus", bus, "--data-dir", str(elsewhere))
     assert done.returncode == 2 and "holds none" in done.stderr, done.stderr
+
+
+def test_s4_a_remote_plugin_joins_with_a_key_the_player_allowed(tmp_path: Path) -> None:
+    port = testing.free_endpoint().rsplit(":", 1)[1]
+    home, remote = tmp_path / "home", tmp_path / "remote"
+    # 127.0.0.2: another address of this machine, reached as another machine's plugin would be.
+    there = f"tcp://127.0.0.2:{port}"
+    with _up(f"tcp://0.0.0.0:{port}", home) as said:
+        hint = next(line for line in said if "xivmcp keys new" in line)
+        server = hint.split("xivmcp keys new ", 1)[1].split("`", 1)[0]
+        made = _xivmcp("keys", "new", server, "--data-dir", str(remote))
+        assert made.returncode == 0, made.stderr
+        client = made.stdout.split("client public key: ", 1)[1].split()[0]
+        assert "secret" not in made.stdout  # only the public key is printed, to be copied
+        refused = _xivmcp("gate", "list", "--curve", "--bus", there, "--data-dir", str(remote))
+        assert refused.returncode == 2 and refused.stdout == "", refused.stderr
+        allowed = _xivmcp("keys", "allow", "laptop", client, "--data-dir", str(home))
+        assert allowed.returncode == 0, allowed.stderr
+        joined = _xivmcp("gate", "list", "--curve", "--bus", there, "--data-dir", str(remote))
+        assert joined.returncode == 0 and "XivMcp." in joined.stdout, joined.stderr
+
+
+def test_s4_a_bus_beyond_loopback_is_refused_without_curve(tmp_path: Path) -> None:
+    done = _xivmcp("broker", "--bus", "tcp://0.0.0.0:0", "--data-dir", str(tmp_path / "data"))
+    assert done.returncode == 2 and "Pass --curve" in done.stderr, done.stderr
