@@ -17,6 +17,14 @@ player put in `bus-clients/` (`add_client`); the broker reads that folder again 
 key it does not know, so an added key works without a restart. No secret crosses the bus (B8):
 CURVE sends only public keys, and proves the secrets by its handshake.
 
+The ZAP handler gives each connection its client key as its User-Id, and the broker binds an
+InternalName to the key that first took it (`_router_peers.Sessions`): another key is refused the
+name while the broker runs, and the same key takes it back after a restart of its process (B4).
+This user's processes share one key, so a name is bound to a machine's key, not to one plugin:
+the boundary is the OS user (S4), as for the player key and the data dir.
+
+The bus uses CURVE when `BrokerConfig.curve` is set (`xivmcp up --curve`); off by default for now.
+
 This module knows files and keys, not ZeroMQ (`_transport` is the only one that imports it) and
 not the data dir's other files.
 """
@@ -169,7 +177,13 @@ def _check_key(key: object, where: Path) -> None:
 
 
 def _write_owner_only(path: Path, data: dict[str, str]) -> None:
-    """Create `path` readable by its owner only, whole: it must not exist yet."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(data, out)
+    """Create `path` readable by its owner only, whole (a reader never sees half of it): a
+    temporary file, then a hard link, which fails with FileExistsError if `path` exists."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out)
+        os.link(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
