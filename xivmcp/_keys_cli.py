@@ -2,9 +2,11 @@
 
 No secret travels: the other machine makes its own pair, and only public keys are copied.
 
-    player's machine:   xivmcp keys show                  the bus's public key
-    other machine:      xivmcp keys new SERVER_KEY        a client pair there; prints its public key
-    player's machine:   xivmcp keys allow NAME CLIENT_KEY the bus admits it from now on
+    player's machine:   xivmcp keys show                     the bus's public key
+    other machine:      xivmcp keys new -- SERVER_KEY        a client pair there; prints its public key
+    player's machine:   xivmcp keys allow NAME -- CLIENT_KEY the bus admits it from now on
+
+A Z85 key may begin with '-': the `--` keeps it from being read as an option.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
 def join_instructions(server_key: str) -> str:
     """How a plugin on another machine joins the bus whose public key is `server_key`."""
     return (
-        f"To let a plugin on another machine join: there, run `xivmcp keys new {server_key}`; "
-        "then here, `xivmcp keys allow NAME KEY` with the key it printed."
+        f"To let a plugin on another machine join: there, run `xivmcp keys new -- {server_key}`; "
+        "then here, `xivmcp keys allow NAME -- KEY` with the key it printed."
     )
 
 
@@ -68,7 +70,7 @@ def cmd_keys_new(args: argparse.Namespace) -> int:
         print_err(str(exc))
         return 2
     print(f"client public key: {client.public}")
-    print(f"On the player's machine, run: xivmcp keys allow NAME {client.public}")
+    print(f"On the player's machine, run: xivmcp keys allow NAME -- {client.public}")
     return 0
 
 

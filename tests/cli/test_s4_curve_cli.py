@@ -90,14 +90,14 @@ def test_s4_a_remote_plugin_joins_with_a_key_the_player_allowed(tmp_path: Path) 
     there = f"tcp://127.0.0.2:{port}"
     with _up(f"tcp://0.0.0.0:{port}", home) as said:
         hint = next(line for line in said if "xivmcp keys new" in line)
-        server = hint.split("xivmcp keys new ", 1)[1].split("`", 1)[0]
-        made = _xivmcp("keys", "new", server, "--data-dir", str(remote))
+        server = hint.split("xivmcp keys new -- ", 1)[1].split("`", 1)[0]
+        made = _xivmcp("keys", "new", "--data-dir", str(remote), "--", server)
         assert made.returncode == 0, made.stderr
         client = made.stdout.split("client public key: ", 1)[1].split()[0]
         assert "secret" not in made.stdout  # only the public key is printed, to be copied
         refused = _xivmcp("gate", "list", "--curve", "--bus", there, "--data-dir", str(remote))
         assert refused.returncode == 2 and refused.stdout == "", refused.stderr
-        allowed = _xivmcp("keys", "allow", "laptop", client, "--data-dir", str(home))
+        allowed = _xivmcp("keys", "allow", "--data-dir", str(home), "laptop", "--", client)
         assert allowed.returncode == 0, allowed.stderr
         joined = _xivmcp("gate", "list", "--curve", "--bus", there, "--data-dir", str(remote))
         assert joined.returncode == 0 and "XivMcp." in joined.stdout, joined.stderr
