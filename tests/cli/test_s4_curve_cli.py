@@ -10,6 +10,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -106,3 +107,21 @@ def test_s4_a_remote_plugin_joins_with_a_key_the_player_allowed(tmp_path: Path) 
 def test_s4_a_bus_beyond_loopback_is_refused_without_curve(tmp_path: Path) -> None:
     done = _xivmcp("broker", "--bus", "tcp://0.0.0.0:0", "--data-dir", str(tmp_path / "data"))
     assert done.returncode == 2 and "Pass --curve" in done.stderr, done.stderr
+
+
+def test_s4_a_kit_plugin_of_this_user_joins_with_no_extra_step(curve_system: tuple[str, Path]) -> None:
+    bus, data_dir = curve_system
+    env = {**os.environ, "XIVMCP_DATA_DIR": str(data_dir)}  # as for a plugin started with no option
+    env.pop("XIVMCP_BUS", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "plugins_sample.myplugin"], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the plugin's first line: connected, or nothing if it failed
+        assert first.startswith("MyPlugin: connected to") and bus in first, first
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
