@@ -109,17 +109,24 @@ def test_s4_a_bus_beyond_loopback_is_refused_without_curve(tmp_path: Path) -> No
     assert done.returncode == 2 and "Pass --curve" in done.stderr, done.stderr
 
 
-def test_s4_a_kit_plugin_of_this_user_joins_with_no_extra_step(curve_system: tuple[str, Path]) -> None:
+@pytest.mark.parametrize(
+    ("sample", "says"), [("myplugin", "MyPlugin: connected to"), ("raw_gates", "RawPlugin: connected to")]
+)
+def test_s4_a_plugin_of_this_user_joins_with_no_extra_step(
+    curve_system: tuple[str, Path], sample: str, says: str
+) -> None:
+    """The kit's sample finds the data dir as a plugin started with no option does; the raw one is
+    given `--data-dir`, as a plugin of another system would be."""
     bus, data_dir = curve_system
-    env = {**os.environ, "XIVMCP_DATA_DIR": str(data_dir)}  # as for a plugin started with no option
+    env = {**os.environ, "XIVMCP_DATA_DIR": str(data_dir)}
     env.pop("XIVMCP_BUS", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "plugins_sample.myplugin"], stdout=subprocess.PIPE, text=True, env=env
-    )
+    options = ["--data-dir", str(data_dir)] if sample == "raw_gates" else []
+    argv = [sys.executable, "-m", f"plugins_sample.{sample}", *options]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None
-        first = proc.stdout.readline()  # the plugin's first line: connected, or nothing if it failed
-        assert first.startswith("MyPlugin: connected to") and bus in first, first
+        first = proc.stdout.readline()  # the plugin's first line, or nothing if it failed
+        assert first.startswith(says) and bus in first, first
     finally:
         proc.kill()
         proc.wait()
