@@ -112,7 +112,7 @@ class CurveServer:
         """Whether a client with public key `key` (Z85) may join."""
         if key in self.allowed:
             return True
-        return self.clients_dir is not None and key in read_clients(self.clients_dir)
+        return self.clients_dir is not None and key in _admitted.read(self.clients_dir)
 
     @classmethod
     def in_dir(cls, directory: Path) -> CurveServer:
@@ -145,6 +145,27 @@ class CurveServer:
         return cls(public=public, secret=secret, allowed=frozenset({client.public}), clients_dir=clients_dir)
 
 
+class _Admitted:
+    """The keys of a clients folder, read again only when the folder changed (its mtime): a
+    stranger knocking again and again costs a stat, not a read of every file."""
+
+    def __init__(self) -> None:
+        self._seen: dict[Path, tuple[int, frozenset[str]]] = {}
+
+    def read(self, clients_dir: Path) -> frozenset[str]:
+        try:
+            stamp = clients_dir.stat().st_mtime_ns
+        except OSError:
+            return frozenset()
+        seen = self._seen.get(clients_dir)
+        if seen is None or seen[0] != stamp:
+            seen = self._seen[clients_dir] = (stamp, read_clients(clients_dir))
+        return seen[1]
+
+
+_admitted: Final = _Admitted()
+
+
 def read_clients(clients_dir: Path) -> frozenset[str]:
     """The public keys in `clients_dir`'s `*.pub` files (a malformed line is skipped)."""
     keys: set[str] = set()
@@ -162,9 +183,11 @@ def add_client(clients_dir: Path, name: str, public: str) -> Path:
     _check_key(public, Path(f"{name}.pub"))
     clients_dir.mkdir(mode=0o700, exist_ok=True)
     path = clients_dir / f"{name}.pub"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    temporary = clients_dir / f".{name}.{os.getpid()}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(public + "\n")
+    os.replace(temporary, path)  # a rename: the folder's mtime changes, so the broker reads it again
     return path
 
 

@@ -100,10 +100,12 @@ def mcp_settings(args: argparse.Namespace) -> McpSettings | None:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    config = host_config(args)
+    from broker import IpcRefusedError  # loaded by the host anyway
+
     try:
+        config = host_config(args)
         mcp = mcp_settings(args)
-    except EndpointError as exc:
+    except (EndpointError, IpcRefusedError) as exc:  # a bad --http; --curve and no key in the data dir
         print_err(str(exc))
         return 2
     if mcp is not None:
