@@ -13,7 +13,9 @@ Five setups, each process started fresh, on tcp loopback unless named otherwise:
   echo worker: what asyncio itself costs, apart from our broker and peers;
 * bus:           `broker.connect(..., "BenchClient")` -> the broker -> a provider of
   `BenchServer.Echo` (a sync handler) (three processes);
-* bus_ipc:       the bus over `ipc://` (skipped, with a note, where the platform has none).
+* bus_ipc:       the bus over `ipc://` (skipped, with a note, where the platform has none);
+* bus_curve:     the bus with CURVE on (S4): every connection encrypted, each client's key checked
+  by the broker's ZAP handler when it connects (keys in a fresh temporary data dir).
 
 Latency: sequential round trips of a 200-byte payload (`--payload`), median and p99 in microseconds.
 Throughput: calls per second with `--inflight` (64) requests outstanding: a pipelined window
@@ -38,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import zmq
@@ -58,7 +61,7 @@ RPS_TARGET = 0.6
 READY_TIMEOUT = 30.0
 """Seconds a server child has to bind (or connect) and report ready."""
 
-SETUPS = ("floor", "proxy", "proxy_asyncio", "bus", "bus_ipc")
+SETUPS = ("floor", "proxy", "proxy_asyncio", "bus", "bus_ipc", "bus_curve")
 
 
 # --- the bus's roles ---------------------------------------------------------------------------
@@ -67,9 +70,10 @@ SETUPS = ("floor", "proxy", "proxy_asyncio", "bus", "bus_ipc")
 def role_broker(args: argparse.Namespace) -> None:
     """The bus's broker on `--endpoint` (default: a free loopback port); stops (and writes its
     profile) when stdin closes."""
-    from broker import Broker, BrokerConfig
+    from broker import Broker, BrokerConfig, CurveServer
 
-    bus = Broker(BrokerConfig(endpoint=args.endpoint or LOOPBACK))
+    curve = CurveServer.in_dir(Path(args.curve_dir)) if args.curve_dir else None
+    bus = Broker(BrokerConfig(endpoint=args.endpoint or LOOPBACK, curve=curve))
     on_stdin_eof(bus.stop)
     report("ready", bus.endpoint)
     with profiled(args.profile, args.role):
@@ -86,7 +90,8 @@ def role_provider(args: argparse.Namespace) -> None:
 
     async def main() -> None:
         stop = stdin_eof_event()
-        async with broker.connect(args.endpoint, "BenchServer", connect_timeout=HANDSHAKE_TIMEOUT) as pi:
+        curve = broker.CurveClient.load(Path(args.curve_dir)) if args.curve_dir else None
+        async with broker.connect(args.endpoint, "BenchServer", connect_timeout=HANDSHAKE_TIMEOUT, curve=curve) as pi:
             pi.get_ipc_provider("BenchServer.Echo", params=(str,), returns=str).register_func(_echo)
             report("ready")
             await stop.wait()
@@ -111,7 +116,8 @@ def role_bus_client(args: argparse.Namespace) -> None:
     figures: list[WindowFigures] = []
 
     async def main() -> None:
-        async with broker.connect(args.endpoint, "BenchClient", connect_timeout=HANDSHAKE_TIMEOUT) as pi:
+        curve = broker.CurveClient.load(Path(args.curve_dir)) if args.curve_dir else None
+        async with broker.connect(args.endpoint, "BenchClient", connect_timeout=HANDSHAKE_TIMEOUT, curve=curve) as pi:
             echo = pi.get_ipc_subscriber("BenchServer.Echo")
             with anyio.fail_after(HANDSHAKE_TIMEOUT):
                 await echo.wait_ready()
@@ -165,8 +171,10 @@ def _result_timeout(args: argparse.Namespace) -> float:
     return 60.0 + iterations * 0.005
 
 
-def _client_result(children: Children, role: str, args: argparse.Namespace, endpoint: str) -> WindowFigures:
-    client = children.start(role, *_client_args(args, endpoint))
+def _client_result(
+    children: Children, role: str, args: argparse.Namespace, endpoint: str, *extra: str
+) -> WindowFigures:
+    client = children.start(role, *_client_args(args, endpoint), *extra)
     figures: WindowFigures = json.loads(client.expect("result", _result_timeout(args)))
     return figures
 
@@ -191,13 +199,14 @@ def run_proxy_asyncio(args: argparse.Namespace) -> WindowFigures:
         return _client_result(children, "aio-client", args, front)
 
 
-def run_bus(args: argparse.Namespace, bind: str | None = None) -> WindowFigures:
-    extra = profile_option(args.profile)
+def run_bus(args: argparse.Namespace, bind: str | None = None, curve_dir: str | None = None) -> WindowFigures:
+    keys = ["--curve-dir", curve_dir] if curve_dir else []
+    extra = [*profile_option(args.profile), *keys]
     where = ["--endpoint", bind] if bind else []
     with Children(MODULE) as children:
         endpoint = children.start("broker", *where, *extra, graceful=True).expect("ready", READY_TIMEOUT)
         children.start("provider", "--endpoint", endpoint, *extra, graceful=True).expect("ready", READY_TIMEOUT)
-        return _client_result(children, "bus-client", args, endpoint)
+        return _client_result(children, "bus-client", args, endpoint, *keys)
 
 
 IPC_NOTE = "bus_ipc skipped: this platform has no ipc:// transport (Windows)"
@@ -212,12 +221,18 @@ def run_bus_ipc(args: argparse.Namespace) -> WindowFigures:
         return run_bus(args, f"ipc://{os.path.join(folder, 'bus')}")
 
 
+def run_bus_curve(args: argparse.Namespace) -> WindowFigures:
+    with tempfile.TemporaryDirectory(prefix="xivbus-keys-") as folder:  # 0700, as a data dir
+        return run_bus(args, curve_dir=folder)
+
+
 RUNNERS: dict[str, Callable[[argparse.Namespace], WindowFigures]] = {
     "floor": run_floor,
     "proxy": run_proxy,
     "proxy_asyncio": run_proxy_asyncio,
     "bus": run_bus,
     "bus_ipc": run_bus_ipc,
+    "bus_curve": run_bus_curve,
 }
 
 
@@ -240,9 +255,12 @@ RATIOS = (
     Ratio("ours_rps_ratio", "bus", "proxy_asyncio", "rps", "bus rps / asyncio peers'"),
     Ratio("ipc_median_ratio", "bus_ipc", "bus", "median_us", "bus over ipc median / over tcp"),
     Ratio("ipc_rps_ratio", "bus_ipc", "bus", "rps", "bus over ipc rps / over tcp"),
+    Ratio("curve_median_ratio", "bus_curve", "bus", "median_us", "bus with CURVE median / without"),
+    Ratio("curve_rps_ratio", "bus_curve", "bus", "rps", "bus with CURVE rps / without"),
 )
 """The targets first; then what asyncio costs by itself (proxy_asyncio against proxy), what our
-broker and peers cost beyond it (bus against proxy_asyncio), and what tcp costs against ipc."""
+broker and peers cost beyond it (bus against proxy_asyncio), what tcp costs against ipc, and
+what CURVE (S4) costs against the plain bus."""
 
 FIELDS = (Field("median_us", "median_us", 1), Field("p99_us", "p99_us", 1), Field("rps", "rps", 0))
 """Each setup's figures in the summary: `{setup}_median_us`, …"""
@@ -359,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The children's side.
     p.add_argument("--role", choices=sorted(ROLES), default=None, help=argparse.SUPPRESS)
     p.add_argument("--endpoint", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--curve-dir", default=None, help=argparse.SUPPRESS)
     return p
 
 

@@ -17,6 +17,7 @@ from ._errors import (
     IpcValueNullError,
 )
 from ._gate import CallGateProvider, CallGateSubscriber
+from ._keys import CurveClient, CurveServer, add_client
 from ._peer import (
     PluginInterface,
     connect,
@@ -35,6 +36,8 @@ __all__ = [
     "BrokerStats",
     "CallGateProvider",
     "CallGateSubscriber",
+    "CurveClient",
+    "CurveServer",
     "GateInfo",
     "IpcDisconnectedError",
     "IpcError",
@@ -47,6 +50,7 @@ __all__ = [
     "IpcValueNullError",
     "PluginInterface",
     "SlotInfo",
+    "add_client",
     "connect",
     "current_caller",
     "loop_options",

@@ -9,9 +9,12 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ._errors import IpcRefusedError
+
+if TYPE_CHECKING:
+    from ._keys import CurveServer
 
 DEFAULT_ENDPOINT: Final = "tcp://127.0.0.1:37520"
 ENV_BUS: Final = "XIVMCP_BUS"
@@ -110,11 +113,14 @@ class BrokerConfig:
     join_burst: int = JOIN_BURST
     table_page_bytes: int = TABLE_PAGE_BYTES
     allow_remote: bool = False
-    """Bind a non-loopback address. Off by default: the bus has no authentication."""
+    """Bind a non-loopback address without CURVE. Off by default: such a bus has no authentication."""
+    curve: CurveServer | None = None
+    """CURVE keys (S4): only clients whose key it admits join, and a non-loopback address may be
+    bound. None (the default): every local connection joins, as before."""
 
 
 def check_bind_endpoint(endpoint: str, allow_remote: bool = False) -> None:
-    """Refuse to bind anything but loopback or ipc:// unless explicitly allowed."""
+    """Refuse to bind anything but loopback or ipc:// unless explicitly allowed (or CURVE is on)."""
     scheme, sep, rest = endpoint.partition("://")
     if not sep:
         raise IpcRefusedError(f"{endpoint!r} is not a ZeroMQ endpoint; use tcp://127.0.0.1:PORT or ipc://PATH.")
@@ -127,8 +133,8 @@ def check_bind_endpoint(endpoint: str, allow_remote: bool = False) -> None:
         return
     raise IpcRefusedError(
         f"Refusing to bind {endpoint}: the bus has no authentication, so it binds loopback "
-        "(tcp://127.0.0.1:PORT) or ipc:// only. Pass --allow-remote if you really want "
-        "other machines to reach it."
+        "(tcp://127.0.0.1:PORT) or ipc:// only. Pass --curve so that only machines holding a key you "
+        "admit join it (`xivmcp keys`)."
     )
 
 

@@ -59,11 +59,13 @@ from ._peer_messages import Subscriptions
 from ._peer_mirror import Mirror
 from ._peer_serve import Serving
 from ._signature import json_type_name
-from ._transport import ZMQ
+from ._transport import ZMQ, ZmqConnector
 from ._transport_base import Connector
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
+
+    from ._keys import CurveClient
 
 _monotonic = time.monotonic
 
@@ -330,12 +332,18 @@ def resolve_endpoint(endpoint: str | None) -> str:
 
 @asynccontextmanager
 async def connect(
-    endpoint: str | None = None, name: str | None = None, *, connect_timeout: float = 5.0
+    endpoint: str | None = None,
+    name: str | None = None,
+    *,
+    connect_timeout: float = 5.0,
+    curve: CurveClient | None = None,
 ) -> AsyncIterator[PluginInterface]:
     """Connect to the bus as InternalName `name`; `endpoint` defaults to $XIVMCP_BUS, then
-    tcp://127.0.0.1:37520. Raises `IpcRefusedError` if the name is taken or malformed, and
-    `IpcDisconnectedError` if no broker answers within `connect_timeout` seconds."""
-    async with connect_with(ZMQ, resolve_endpoint(endpoint), name, connect_timeout=connect_timeout) as pi:
+    tcp://127.0.0.1:37520. With `curve`, join a CURVE bus as that client pair (S4). Raises
+    `IpcRefusedError` if the name is taken or malformed, and `IpcDisconnectedError` if no broker
+    answers within `connect_timeout` seconds (as when a CURVE bus does not admit the key)."""
+    connector = ZMQ if curve is None else ZmqConnector(curve)
+    async with connect_with(connector, resolve_endpoint(endpoint), name, connect_timeout=connect_timeout) as pi:
         yield pi
 
 

@@ -75,6 +75,7 @@ class Router:
         self._gates = gates = GateRegistry(config, peers, out)
         self._calls = calls = CallRelay(config, peers, gates, out)
         self._sessions = sessions = Sessions(config, incarnation, peers, gates, calls, out)
+        self.bind_names_to = sessions.bind_names_to
         self._liveness = Liveness(config, incarnation, peers, sessions, out)
         self._by_identity = self.by_identity = peers.by_identity
         """Every frame's first lookup, one hop shorter (the table never replaces this dict); the

@@ -21,6 +21,7 @@ contests.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Final
 
 from . import _wire as w
@@ -34,6 +35,9 @@ log = logging.getLogger("xivmcp.broker")
 MAX_CONTESTS: Final = 1024
 """Newcomers that may wait for held names at once (B7: a raw client inventing incarnations
 cannot grow the table without bound; the sweep forgets contests nobody asks about)."""
+MAX_BOUND_NAMES: Final = 65536
+"""InternalNames the broker keeps bound to a CURVE key (S4): only admitted keys join, and each
+name bound costs one entry; past this, the oldest binding is forgotten."""
 
 
 class Sessions:
@@ -58,10 +62,30 @@ class Sessions:
         """Newcomers, all together (S2): each join is announced to every peer."""
         self._contests: dict[tuple[str, str], float] = {}
         """(name, newcomer's incarnation) -> when the newcomer first asked for the held name."""
+        self.key_of: Callable[[], str | None] | None = None
+        """The CURVE key of the connection whose frame is being handled (S4), when the bus uses
+        CURVE (`Broker` sets it from its transport); None: names are bound to no key."""
+        self._bound: dict[str, str] = {}
+        """InternalName -> the CURVE key that first took it (S4): another key is refused it."""
 
     @property
     def contested_names(self) -> int:
         return len({name for name, _ in self._contests})
+
+    def bind_names_to(self, key_of: Callable[[], str | None]) -> None:
+        """From now on, bind each InternalName to the key `key_of()` names for the Hello being
+        handled (S4: the CURVE key of its connection)."""
+        self.key_of = key_of
+
+    def _bind(self, name: str, key: str | None) -> bool:
+        """Bind `name` to `key` on first use; whether `key` may have it (S4). The table keeps the
+        newest `MAX_BOUND_NAMES` names: a name forgotten past that is bound again on next use."""
+        if key is None:
+            return True
+        bound = self._bound.setdefault(name, key)
+        if len(self._bound) > MAX_BOUND_NAMES:
+            del self._bound[next(iter(self._bound))]
+        return bound == key
 
     def hello(self, identity: bytes, peer: Peer | None, msg: w.Hello, now: float) -> None:
         if msg.protocol != w.PROTOCOL_VERSION:
@@ -74,6 +98,13 @@ class Sessions:
         problem = check_peer_name(msg.name) or check_incarnation(msg.incarnation)
         if problem:
             self._out.refuse(identity, problem)
+            return
+        if self.key_of is not None and not self._bind(msg.name, self.key_of()):
+            self._out.refuse(
+                identity,
+                f"The name {msg.name!r} is bound to another key on this bus: a plugin keeps its InternalName "
+                "on the machine that first used it; choose another name, or join with that machine's key.",
+            )
             return
         peers, config = self._peers, self._config
         renamed: Peer | None = None

@@ -45,11 +45,13 @@ class Broker:
 
     def __init__(self, config: BrokerConfig | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config or BrokerConfig()
-        check_bind_endpoint(self.config.endpoint, self.config.allow_remote)
+        check_bind_endpoint(self.config.endpoint, self.config.allow_remote or self.config.curve is not None)
         self.router = Router(self.config)
         self._clock = clock
-        self._transport = RouterTransport(self.config.endpoint, self.config.max_payload * 2 + 65536)
+        self._transport = RouterTransport(self.config.endpoint, self.config.max_payload * 2 + 65536, self.config.curve)
         self.endpoint = self._transport.endpoint
+        if self.config.curve is not None:
+            self.router.bind_names_to(self._transport.last_key)  # S4: a name is its first key's
         self._stopping = False
         """Set by `stop()` from any thread; a bool the loop reads each turn (an Event's
         `is_set()` is a Python-level call, once a turn)."""

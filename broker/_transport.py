@@ -49,9 +49,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import zmq
+import zmq.auth.thread
 import zmq.backend
 
-from ._transport_base import OnFrame, OnUnsent, Packer, TransportBusyError
+from ._transport_base import ClientKeys, OnFrame, OnUnsent, Packer, ServerKeys, TransportBusyError
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -101,6 +102,30 @@ def _drain_quietly(sock: zmq.Socket[bytes]) -> Iterator[list[Frame]]:
         yield _recv_rest(sock, sock.recv(_NOBLOCK, copy=False))
 
 
+def new_keypair() -> tuple[str, str]:
+    """A new CURVE key pair (public, secret), Z85-encoded (S4)."""
+    public, secret = zmq.curve_keypair()
+    return public.decode("ascii"), secret.decode("ascii")
+
+
+class _Admission:
+    """The ZAP handler's question (S4): is this client key one the broker admits?"""
+
+    def __init__(self, curve: ServerKeys) -> None:
+        self._curve = curve
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        return self._curve.admits(key.decode("ascii"))
+
+
+def _curve_client(sock: zmq.Socket[bytes], curve: ClientKeys | None) -> None:
+    """Make `sock` a CURVE client of the broker `curve.server`, as `curve`'s pair (S4)."""
+    if curve is not None:
+        sock.curve_serverkey = curve.server.encode("ascii")
+        sock.curve_publickey = curve.public.encode("ascii")
+        sock.curve_secretkey = curve.secret.encode("ascii")
+
+
 UNREACHABLE: Final = "its connection is gone"
 """`RouterTransport.send_nowait`'s answer when the identity has no connection (EHOSTUNREACH)."""
 
@@ -108,10 +133,20 @@ UNREACHABLE: Final = "its connection is gone"
 class RouterTransport:
     """The broker's ROUTER socket. Not thread-safe: one loop owns it."""
 
-    def __init__(self, endpoint: str, max_frame: int) -> None:
+    def __init__(self, endpoint: str, max_frame: int, curve: ServerKeys | None = None) -> None:
         self._ctx = zmq.Context()
+        self._auth: zmq.auth.thread.ThreadAuthenticator | None = None
         sock = self._ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
+        if curve is not None:
+            # S4: a ZAP handler in a thread admits the client keys `curve` knows; every other
+            # connection fails its handshake, before the broker reads a frame of it.
+            self._auth = zmq.auth.thread.ThreadAuthenticator(self._ctx)
+            self._auth.start()
+            self._auth.configure_curve_callback("*", _Admission(curve))
+            sock.curve_server = True
+            sock.curve_publickey = curve.public.encode("ascii")
+            sock.curve_secretkey = curve.secret.encode("ascii")
         sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # unknown identity: an error, not a silent drop
         sock.setsockopt(zmq.SNDHWM, _HWM)
         sock.setsockopt(zmq.RCVHWM, _BROKER_RCVHWM)
@@ -122,6 +157,8 @@ class RouterTransport:
             sock.bind(endpoint)
         except zmq.ZMQError as exc:
             sock.close(0)
+            if self._auth is not None:
+                self._auth.stop()
             self._ctx.term()
             raise OSError(f"Cannot bind the bus to {endpoint}: {exc}.") from exc
         self._sock = sock
@@ -134,6 +171,8 @@ class RouterTransport:
         self._poller.register(self._monitor, zmq.POLLIN)
         self._disconnects = 0
         self._readable = False
+        self._last: zmq.Frame | None = None
+        """The first frame of the message `recv_nowait` returned last (for `last_key`)."""
         self.endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
 
     def wait(self, timeout: float) -> bool:
@@ -160,9 +199,21 @@ class RouterTransport:
             return None
         try:
             identity: bytes = sock.recv(_NOBLOCK)
-            return identity, _recv_rest(sock, sock.recv(_NOBLOCK, copy=False))
+            self._last = first = sock.recv(_NOBLOCK, copy=False)
+            return identity, _recv_rest(sock, first)
         except zmq.Again:  # not expected after EVENTS said so; costs nothing unless raised
             return None
+
+    def last_key(self) -> str | None:
+        """The CURVE key (Z85) of the connection that sent the last message received (S4): the
+        ZAP handler gave it as the connection's User-Id. None without CURVE."""
+        if self._auth is None or self._last is None:
+            return None
+        try:
+            key = self._last.get("User-Id")
+        except zmq.ZMQError:
+            return None
+        return key if isinstance(key, str) else None
 
     def send_nowait(self, identity: bytes, frame: bytes) -> str | None:
         """Send; on failure return why ("gone" or "too slow") instead of raising."""
@@ -183,6 +234,8 @@ class RouterTransport:
             self._sock.disable_monitor()
         self._monitor.close(0)
         self._sock.close(0)
+        if self._auth is not None:
+            self._auth.stop()
         self._ctx.term()
 
 
@@ -200,6 +253,7 @@ class DealerTransport:
         on_frame: Callable[[Buffer], None],
         max_frame: int,
         on_unsent: Callable[[list[asyncio.Future[Any]]], None],
+        curve: ClientKeys | None = None,
     ) -> None:
         self._on_frame = on_frame
         self._on_unsent = on_unsent
@@ -214,6 +268,7 @@ class DealerTransport:
         sock.setsockopt(zmq.MAXMSGSIZE, max_frame)
         sock.setsockopt(zmq.RECONNECT_IVL, 100)
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        _curve_client(sock, curve)
         sock.connect(endpoint)
         self._sock = sock
         self._fd = int(sock.getsockopt(zmq.FD))
@@ -362,10 +417,12 @@ class LivenessBeacon:
         on_reply: Callable[[Buffer], None],
         interval: float,
         name: str = "xivmcp-bus-alive",
+        curve: ClientKeys | None = None,
     ) -> None:
         self.interval = interval
         """Seconds between two Alive frames; may be changed while running (a float is atomic)."""
         self._endpoint = endpoint
+        self._curve = curve
         self._make_frame = make_frame
         self._on_reply = on_reply
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
@@ -383,6 +440,7 @@ class LivenessBeacon:
             sock.setsockopt(zmq.SNDHWM, 16)
             sock.setsockopt(zmq.RECONNECT_IVL, 100)
             sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+            _curve_client(sock, self._curve)
             sock.connect(self._endpoint)
             poller = zmq.Poller()
             poller.register(sock, zmq.POLLIN)
@@ -425,15 +483,19 @@ class LivenessBeacon:
 
 
 class ZmqConnector:
-    """The default `Connector` of a peer: a `DealerTransport` and a `LivenessBeacon`."""
+    """The default `Connector` of a peer: a `DealerTransport` and a `LivenessBeacon`, both CURVE
+    clients as `curve`'s pair when it is given (S4)."""
+
+    def __init__(self, curve: ClientKeys | None = None) -> None:
+        self._curve = curve
 
     def open(self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent) -> DealerTransport:
-        return DealerTransport(endpoint, on_frame, max_frame, on_unsent)
+        return DealerTransport(endpoint, on_frame, max_frame, on_unsent, self._curve)
 
     def beacon(
         self, endpoint: str, make_frame: Callable[[], bytes], on_reply: OnFrame, interval: float, name: str
     ) -> LivenessBeacon:
-        return LivenessBeacon(endpoint, make_frame, on_reply, interval, name)
+        return LivenessBeacon(endpoint, make_frame, on_reply, interval, name, self._curve)
 
 
 ZMQ: Final = ZmqConnector()

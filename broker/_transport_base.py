@@ -26,6 +26,27 @@ OnUnsent = Callable[[list[asyncio.Future[Any]]], None]
 """Called with the waiters of frames that were queued and then could not be sent."""
 
 
+class ServerKeys(Protocol):
+    """A CURVE broker's keys, Z85-encoded, and which clients it admits (`_keys.CurveServer`)."""
+
+    @property
+    def public(self) -> str: ...
+    @property
+    def secret(self) -> str: ...
+    def admits(self, key: str) -> bool: ...
+
+
+class ClientKeys(Protocol):
+    """A CURVE client's pair and its broker's public key, Z85-encoded (`_keys.CurveClient`)."""
+
+    @property
+    def server(self) -> str: ...
+    @property
+    def public(self) -> str: ...
+    @property
+    def secret(self) -> str: ...
+
+
 class TransportBusyError(Exception):
     """A send could not be queued: no connection, or the peer is not keeping up."""
 

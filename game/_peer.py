@@ -27,7 +27,7 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 
-from broker import connect, run_main
+from broker import CurveClient, connect, run_main
 from gates.contract import PLAYER_KEY_FILE
 
 from ._admin import AdminDoor
@@ -61,6 +61,8 @@ class GameConfig:
     test_clock: bool = False
     save_file: Path | None = None
     """Where `Game.Save` writes when it is given no path."""
+    bus_curve: CurveClient | None = None
+    """The CURVE pair to join the bus with (S4); None: a bus without CURVE."""
     data_dir: Path | None = None
     """XIV MCP's data dir: the admin gates check the player key in it (None: no key, they refuse), and
     `Game.Save` writes a named world into its world folder (`DATA_DIR/worlds`)."""
@@ -112,7 +114,10 @@ async def serve_game(
     clock: Clock = TestClock(world.time) if config.test_clock else RealClock(world.time)
     worlds = None if config.data_dir is None else config.data_dir / WORLDS_DIR
     engine = GameEngine(world, clock, save_path=config.save_file, worlds=worlds)
-    async with connect(config.bus, GAME_NAME, connect_timeout=connect_timeout) as pi, anyio.create_task_group() as tg:
+    async with (
+        connect(config.bus, GAME_NAME, connect_timeout=connect_timeout, curve=config.bus_curve) as pi,
+        anyio.create_task_group() as tg,
+    ):
         provide_game_gates(pi, engine, AdminDoor(config.player_key_file))
         if not clock.manual:
             tg.start_soon(_arrivals, engine, name="game arrivals")

@@ -53,7 +53,11 @@ async def run_host(
                 await host.pi.flush()  # "ready" means the broker holds the host's gates: plugins can call them
             started = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
             runtime = RuntimeInfo(
-                pid=os.getpid(), bus=host.pi.endpoint, mcp=None if endpoint is None else endpoint.url, started=started
+                pid=os.getpid(),
+                bus=host.pi.endpoint,
+                mcp=None if endpoint is None else endpoint.url,
+                started=started,
+                bus_key=None if config.bus_curve is None else config.bus_curve.server,
             )
             write_runtime(config.data_dir, runtime)  # commands, samples and plugins find this system by it
             if on_ready is not None:

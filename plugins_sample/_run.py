@@ -10,6 +10,7 @@ from pathlib import Path
 
 from broker import run_main
 from gates.contract import find_bus
+from gates.plugin import bus_keys
 
 _VERBOSE = [False]
 """Whether the sample was started with --verbose (tracebacks for expected errors too)."""
@@ -28,7 +29,9 @@ def parse_args(name: str, extra: Callable[[argparse.ArgumentParser], None] | Non
     if extra is not None:
         extra(parser)
     args = parser.parse_args()
-    args.bus = find_bus(args.bus, Path(args.data_dir) if args.data_dir else None)
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    args.bus = find_bus(args.bus, data_dir)
+    args.curve = bus_keys(args.bus, data_dir)  # S4: the data dir's key when its bus asks for one
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     if not args.verbose:
         logging.getLogger("xivmcp.bus").setLevel(logging.ERROR)  # run() says what went wrong, once

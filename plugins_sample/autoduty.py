@@ -119,7 +119,7 @@ def main() -> None:
     args = parse_args("autoduty")
 
     async def serve() -> None:
-        async with connect(args.bus, NAME) as pi:
+        async with connect(args.bus, NAME, curve=args.curve) as pi:
             provide(pi, AutoDuty(pi))
             await pi.flush()  # the broker holds the gates: XIV MCP can call them once it sees AutoDuty
             say(f"{NAME}: ready on {pi.endpoint}")

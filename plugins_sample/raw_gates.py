@@ -119,7 +119,7 @@ def main() -> None:
     args = parse_args("raw_gates")
 
     async def serve() -> None:
-        async with connect(args.bus, NAME) as pi, anyio.create_task_group() as tg:
+        async with connect(args.bus, NAME, curve=args.curve) as pi, anyio.create_task_group() as tg:
             plugin = RawPlugin(pi, tg)
             # callers: only XIV MCP may invoke or cancel; any other process is refused, nothing runs.
             pi.get_ipc_provider(f"{NAME}.XivMcp.Invoke", params=(str, str, str), returns=str).register_func(

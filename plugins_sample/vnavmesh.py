@@ -150,7 +150,7 @@ def main() -> None:
     args = parse_args("vnavmesh")
 
     async def serve() -> None:
-        async with connect(args.bus, NAME) as pi:
+        async with connect(args.bus, NAME, curve=args.curve) as pi:
             provide(pi, Navigation(pi))
             await pi.flush()  # the broker holds the gates: XIV MCP sees vnavmesh as loaded
             say(f"{NAME}: ready on {pi.endpoint}")

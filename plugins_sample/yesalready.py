@@ -126,7 +126,7 @@ def main() -> None:
     args = parse_args("yesalready")
 
     async def serve() -> None:
-        async with connect(args.bus, NAME) as pi, anyio.create_task_group() as tg:
+        async with connect(args.bus, NAME, curve=args.curve) as pi, anyio.create_task_group() as tg:
             plugin = YesAlready(pi, tg)
             pi.get_ipc_provider(ADD, params=(str,), returns=bool).register_func(plugin.add)
             pi.get_ipc_provider(REMOVE, params=(str,), returns=bool).register_func(plugin.remove)

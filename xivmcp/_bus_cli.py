@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
 
-from broker import Broker, BrokerConfig, IpcError, connect
+from broker import Broker, BrokerConfig, CurveServer, IpcError, connect
 from gates.contract import escaped
+from gates.datadir import owner_only_dir
 
-from ._common import cli_peer_name, print_err, run_async
+from ._common import bus_curve, cli_peer_name, print_err, run_async
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("broker", parents=[common], help="run the bus (the plugin framework's IPC)")
     p.add_argument("--max-payload", type=int, default=None, help="largest payload in bytes (default 1 MiB)")
     p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
-    p.set_defaults(func=cmd_broker)
+    p.set_defaults(func=cmd_broker, runs_bus=True)
 
     gate = sub.add_parser("gate", help="look at and call gates on the bus")
     gsub = gate.add_subparsers(dest="gate_cmd", required=True)
@@ -41,9 +44,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
 
 
 def build_broker_config(args: argparse.Namespace) -> BrokerConfig:
-    config = BrokerConfig(endpoint=args.bus, allow_remote=getattr(args, "allow_remote", False))
+    """The broker's configuration; with `--curve` (or a non-loopback `--bus`), the data dir's CURVE
+    keys, made on first use in the owner-only data dir (S4)."""
+    curve = None
+    if getattr(args, "curve", False):
+        data_dir = Path(args.data_dir)
+        owner_only_dir(data_dir)
+        curve = CurveServer.in_dir(data_dir)
+    config = BrokerConfig(endpoint=args.bus, allow_remote=getattr(args, "allow_remote", False), curve=curve)
     if getattr(args, "max_payload", None):
-        config = BrokerConfig(endpoint=config.endpoint, allow_remote=config.allow_remote, max_payload=args.max_payload)
+        config = dataclasses.replace(config, max_payload=args.max_payload)
     return config
 
 
@@ -56,6 +66,11 @@ def cmd_broker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: broker.stop())
     signal.signal(signal.SIGINT, lambda *_: broker.stop())
     print(f"xivmcp broker: listening on {broker.endpoint} (pid {os.getpid()})", flush=True)
+    if broker.config.curve is not None:
+        print(
+            f"xivmcp broker: CURVE on: only keys in {args.data_dir} join (public key {broker.config.curve.public})",
+            flush=True,
+        )
     broker.serve_forever()
     return 0
 
@@ -69,7 +84,7 @@ def parse_arg(text: str) -> Any:
 
 def cmd_gate_list(args: argparse.Namespace) -> int:
     async def run() -> int:
-        async with connect(args.bus, cli_peer_name()) as pi:
+        async with connect(args.bus, cli_peer_name(), curve=bus_curve(args)) as pi:
             gates = await pi.list_gates()
         if args.json:
             print(json.dumps([_gate_json(g) for g in gates], indent=2))
@@ -106,7 +121,7 @@ def _gate_json(g: Any) -> dict[str, Any]:
 def cmd_gate_call(args: argparse.Namespace) -> int:
     async def run() -> int:
         values = [parse_arg(a) for a in args.args]
-        async with connect(args.bus, args.as_name or cli_peer_name()) as pi:
+        async with connect(args.bus, args.as_name or cli_peer_name(), curve=bus_curve(args)) as pi:
             sub = pi.get_ipc_subscriber(args.name)
             try:
                 if args.action:
@@ -135,7 +150,7 @@ def cmd_gate_watch(args: argparse.Namespace) -> int:
             if args.count and seen >= args.count:
                 done.set()
 
-        async with connect(args.bus, cli_peer_name()) as pi:
+        async with connect(args.bus, cli_peer_name(), curve=bus_curve(args)) as pi:
             pi.get_ipc_subscriber(args.name).subscribe(on_message)
             print(f"watching {args.name} on {pi.endpoint}", file=sys.stderr, flush=True)
             await done.wait()

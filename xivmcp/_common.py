@@ -6,8 +6,15 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gates.contract import escaped
+
+if TYPE_CHECKING:
+    import argparse
+
+    from broker import CurveClient
 
 
 def print_err(text: str) -> None:
@@ -34,6 +41,23 @@ def run_async(main: Callable[[], Awaitable[int]], *, verbose: bool = False) -> i
     from broker import run_main
 
     return run_main(main, verbose=verbose)
+
+
+def bus_curve(args: argparse.Namespace) -> CurveClient | None:
+    """The CURVE pair this command joins the bus with (S4): the data dir's client key when the bus
+    asks for one (`args.curve`, set by `cli.resolve`), else None. Raises `IpcRefusedError` (a bus
+    error, one line) when the data dir holds none."""
+    if not getattr(args, "curve", False):
+        return None
+    from broker import CurveClient, IpcRefusedError
+
+    keys = CurveClient.load(Path(args.data_dir))
+    if keys is None:
+        raise IpcRefusedError(
+            f"The bus at {args.bus} admits only known keys and {args.data_dir} holds none: start the "
+            "system with `xivmcp up --curve` on this data dir, or import a key the player gave you."
+        )
+    return keys
 
 
 def cli_peer_name() -> str:

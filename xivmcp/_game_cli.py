@@ -41,7 +41,7 @@ from game import (
 )
 from gates.contract import escaped, escaped_json
 
-from ._common import cli_peer_name, print_err, run_async
+from ._common import bus_curve, cli_peer_name, print_err, run_async
 
 CHANGES_SHOWN = 20
 """Changes `xivmcp game changes` shows without --since."""
@@ -99,6 +99,7 @@ def cmd_game(args: argparse.Namespace) -> int:
             seed=args.seed,
             test_clock=args.test_clock,
             save_file=args.save,
+            bus_curve=bus_curve(args),
             data_dir=Path(args.data_dir),  # its player key: the admin gates answer only the player (F4)
         )
     )
@@ -106,7 +107,7 @@ def cmd_game(args: argparse.Namespace) -> int:
 
 def _with_game(args: argparse.Namespace, act: Callable[[GameClient], Awaitable[int]]) -> int:
     async def run() -> int:
-        async with connect(args.bus, cli_peer_name()) as pi:
+        async with connect(args.bus, cli_peer_name(), curve=bus_curve(args)) as pi:
             try:
                 return await act(GameClient.as_player(pi, Path(args.data_dir)))  # set, advance, save: the player's
             except GameUnavailableError as exc:

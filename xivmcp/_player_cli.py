@@ -59,7 +59,7 @@ from gates.player import (
     decode_call_event,
 )
 
-from ._common import cli_peer_name, print_err, run_async
+from ._common import bus_curve, cli_peer_name, print_err, run_async
 from ._player_text import print_reply
 
 
@@ -310,7 +310,7 @@ def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Com
     async def run() -> int:
         nonlocal command
         extra: dict[str, str] = {}
-        async with connect(args.bus, cli_peer_name()) as pi:
+        async with connect(args.bus, cli_peer_name(), curve=bus_curve(args)) as pi:
             if not pi.get_ipc_subscriber(PLAYER_HELLO_GATE).has_function():
                 print_err(
                     f"XIV MCP is not running on the bus {args.bus}: start it with `xivmcp up` "

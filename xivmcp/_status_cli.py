@@ -24,7 +24,7 @@ from game import GAME_NAME
 from gates.contract import HOST_NAME, Gate, escaped, read_runtime
 from gates.mcp import read_mcp_token
 
-from ._common import cli_peer_name, run_async
+from ._common import bus_curve, cli_peer_name, run_async
 from ._connect_cli import check_guarded, endpoint_url
 
 BUS_SECONDS = 1.5
@@ -48,7 +48,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         plugins: list[str] = []
         game: dict[str, Any] = {"running": False}
         try:
-            async with connect(args.bus, cli_peer_name(), connect_timeout=BUS_SECONDS) as pi:
+            async with connect(args.bus, cli_peer_name(), connect_timeout=BUS_SECONDS, curve=bus_curve(args)) as pi:
                 bus["answers"] = True
                 host["running"] = pi.get_ipc_subscriber(Gate.IS_READY).has_function()
                 game["running"] = GAME_NAME in pi.peers

@@ -25,7 +25,7 @@ from gates.mcp import (
     parse_http_address,
 )
 
-from ._common import print_err
+from ._common import bus_curve, print_err
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -46,7 +46,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p = sub.add_parser("host", parents=[common, host_opts], help="run the XIV MCP host (InternalName XivMcp)")
     p.set_defaults(func=cmd_host)
     p = sub.add_parser("up", parents=[common, host_opts], help="run broker, game and host together")
-    p.set_defaults(func=cmd_up)
+    p.set_defaults(func=cmd_up, runs_bus=True)
 
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +77,7 @@ def host_config(args: argparse.Namespace) -> HostConfig:
         auto_enable=args.auto_enable,
         test_clock=args.test_clock,
         simulator_extensions=args.simulator_extensions,
+        bus_curve=bus_curve(args),
     )
 
 
@@ -99,10 +100,12 @@ def mcp_settings(args: argparse.Namespace) -> McpSettings | None:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    config = host_config(args)
+    from broker import IpcRefusedError  # loaded by the host anyway
+
     try:
+        config = host_config(args)
         mcp = mcp_settings(args)
-    except EndpointError as exc:
+    except (EndpointError, IpcRefusedError) as exc:  # a bad --http; --curve and no key in the data dir
         print_err(str(exc))
         return 2
     if mcp is not None:
@@ -145,7 +148,13 @@ def cmd_up(args: argparse.Namespace) -> int:
         print_err(str(exc))
         return 2
     lock.release()
+    bus_key = None
+    if args.curve:  # S4: the keys exist before any process of the system looks for them
+        from broker import CurveServer
+
+        bus_key = CurveServer.in_dir(Path(args.data_dir)).public
     common = ["--bus", args.bus, "--data-dir", args.data_dir] + (["-v"] if args.verbose else [])
+    common += ["--curve"] if args.curve else []
     commands = [
         [sys.executable, "-m", "xivmcp", "broker", *common],
         [sys.executable, "-m", "xivmcp", "game", *common, *(["--test-clock"] if args.test_clock else [])],
@@ -155,6 +164,10 @@ def cmd_up(args: argparse.Namespace) -> int:
         for command in commands:  # one at a time: those started are stopped if the next fails to start
             children.append(subprocess.Popen(command))  # noqa: PERF401
         print(f"xivmcp up: bus {args.bus}, data in {args.data_dir}; Ctrl-C stops everything", flush=True)
+        if bus_key is not None:
+            from ._keys_cli import join_instructions
+
+            print(f"xivmcp up: only known CURVE keys join the bus. {join_instructions(bus_key)}", flush=True)
         if mcp is not None:
             _import_the_mcp_stack_meanwhile()
         from ._hosting import serve_host  # the host itself, while the children start

@@ -26,11 +26,29 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from gates.contract import API_VERSION, DEFAULT_BUS, ENV_BUS, ENV_DATA_DIR, default_data_dir, find_bus
+from gates.contract import (
+    API_VERSION,
+    DEFAULT_BUS,
+    ENV_BUS,
+    ENV_DATA_DIR,
+    bus_is_local,
+    default_data_dir,
+    find_bus,
+    read_runtime,
+)
 
 from ._common import EscapedLogFormatter
 
-_MODULES: Final = ("_up_cli", "_status_cli", "_bus_cli", "_game_cli", "_player_cli", "_connect_cli", "_check_cli")
+_MODULES: Final = (
+    "_up_cli",
+    "_status_cli",
+    "_bus_cli",
+    "_game_cli",
+    "_player_cli",
+    "_connect_cli",
+    "_check_cli",
+    "_keys_cli",
+)
 """The command line's modules, in the order `xivmcp --help` lists their commands."""
 _PLAYER_COMMANDS: Final = (
     *("plugins", "enable", "consent", "keep-disabled", "lift", "mode", "approvals", "approve", "decline"),
@@ -48,6 +66,7 @@ _COMMANDS: Final[dict[str, str]] = {
     "connect": "_connect_cli",
     "token": "_connect_cli",
     "check": "_check_cli",
+    "keys": "_keys_cli",
 }
 """Each command's module (tests/test_layering.py checks it against what each module adds)."""
 
@@ -86,6 +105,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         default=None,
         help=f"where the host keeps its data (default: ${ENV_DATA_DIR} or {default_data_dir()})",
     )
+    common.add_argument(
+        "--curve",
+        action="store_true",
+        help="join (or run) a bus that admits only known CURVE keys, with the data dir's key "
+        "(found by itself when the running system uses CURVE; implied by a non-loopback --bus)",
+    )
     common.add_argument("-v", "--verbose", action="store_true", help="log more, and show tracebacks")
     parser = argparse.ArgumentParser(
         prog="xivmcp",
@@ -107,12 +132,25 @@ def resolve(args: argparse.Namespace) -> None:
     named = Path(args.data_dir) if args.data_dir else None
     args.data_dir = str(named or default_data_dir())
     args.data_dir_named = named is not None
-    if args.bus:
-        return
-    if getattr(args, "finds_system", False):
-        args.bus = find_bus(None, named)
-    else:
-        args.bus = os.environ.get(ENV_BUS) or DEFAULT_BUS
+    if not args.bus:
+        if getattr(args, "finds_system", False):
+            args.bus = find_bus(None, named)
+        else:
+            args.bus = os.environ.get(ENV_BUS) or DEFAULT_BUS
+    running = read_runtime(Path(args.data_dir))
+    # S4: the running system's bus asks for keys when it says it uses CURVE, and another machine's
+    # bus when this data dir holds a key for it (`xivmcp keys new`). A command that runs the bus
+    # uses CURVE only when told (`--curve`): without it a non-loopback bus is refused, as before.
+    remote_key = (
+        not getattr(args, "runs_bus", False)
+        and not bus_is_local(args.bus)
+        and (Path(args.data_dir) / "bus-client.key").exists()
+    )
+    args.curve = (
+        getattr(args, "curve", False)
+        or remote_key
+        or (running is not None and running.bus_key is not None and running.bus == args.bus)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

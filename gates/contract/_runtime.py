@@ -1,18 +1,21 @@
 """Where a running system is: the runtime file the host keeps in its data dir.
 
     DATA_DIR/runtime.json   {"pid": 4242, "bus": "tcp://127.0.0.1:37520",
-                             "mcp": "http://127.0.0.1:37521/mcp", "started": "2026-12-01T10:00:00Z"}
+                             "mcp": "http://127.0.0.1:37521/mcp", "started": "2026-12-01T10:00:00Z",
+                             "bus_key": "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"}
 
 The host writes it once it is ready and removes it on the way out; a file whose process is gone
 (the host was killed) is stale and read as no file. Every command, the samples and the plugin
 kit find the bus and the MCP endpoint here when nothing else says where (an explicit option or
 `XIVMCP_BUS` / `XIVMCP_HTTP` win), so a system started on other ports is found without retyping
-them. It holds no secret: the data dir is the user's own (0700) anyway.
+them. It holds no secret: the data dir is the user's own (0700) anyway; `bus_key` is the bus's
+public CURVE key, which says the bus admits only known client keys (S4).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import sys
 from pathlib import Path
@@ -28,6 +31,7 @@ __all__ = [
     "ENV_HTTP",
     "RUNTIME_FILE",
     "RuntimeInfo",
+    "bus_is_local",
     "default_data_dir",
     "find_bus",
     "pid_alive",
@@ -53,6 +57,9 @@ class RuntimeInfo(msgspec.Struct, kw_only=True, frozen=True):
     """The MCP endpoint's URL, if the host serves one."""
     started: str = ""
     """When the host became ready (ISO 8601, UTC)."""
+    bus_key: str | None = None
+    """The broker's CURVE public key (Z85) when the bus admits only known keys (S4): a process of
+    this user then joins with the data dir's client key (`bus-client.key`); None: no CURVE."""
 
 
 _decode: Final = msgspec.json.Decoder(RuntimeInfo).decode
@@ -81,6 +88,21 @@ def find_bus(bus: str | None = None, data_dir: Path | None = None) -> str:
         return explicit
     running = read_runtime(default_data_dir()) if data_dir is None else None
     return running.bus if running is not None else DEFAULT_BUS
+
+
+def bus_is_local(bus: str) -> bool:
+    """Whether `bus` is an endpoint of this machine only (loopback tcp://, ipc://, inproc://): one
+    that other machines cannot reach, so that a bus elsewhere asks for CURVE keys (S4)."""
+    scheme, _, rest = bus.partition("://")
+    if scheme != "tcp":
+        return True
+    host = rest.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def pid_alive(pid: int) -> bool:

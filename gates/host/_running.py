@@ -39,7 +39,7 @@ async def host_running(config: HostConfig) -> AsyncIterator[Host]:
 
 @asynccontextmanager
 async def _on_the_bus(config: HostConfig) -> AsyncIterator[Host]:
-    async with connect(config.bus, HOST_NAME) as pi, anyio.create_task_group() as tg:
+    async with connect(config.bus, HOST_NAME, curve=config.bus_curve) as pi, anyio.create_task_group() as tg:
         host = Host(config, pi, tg)
         desk = PlayerDesk(host, tg)
         try:

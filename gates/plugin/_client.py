@@ -49,6 +49,7 @@ from gates.contract import (
 )
 
 from ._call import CallCancelledError, McpCall, error_text
+from ._entry import bus_keys
 from ._jobs import JobsMixin
 
 __all__ = ["XivMcpClient"]
@@ -118,7 +119,11 @@ class XivMcpClient(JobsMixin):
 
     @asynccontextmanager
     async def _run(self) -> AsyncIterator[None]:
-        async with connect(find_bus(self.bus), self.internal_name) as pi, anyio.create_task_group() as tg:
+        bus = find_bus(self.bus)
+        async with (
+            connect(bus, self.internal_name, curve=bus_keys(bus)) as pi,
+            anyio.create_task_group() as tg,
+        ):
             self._pi, self._tg = pi, tg
             send, receive = anyio.create_memory_object_stream[tuple[str, str]](1000)
             self._progress_send = send

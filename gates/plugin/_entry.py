@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from broker import run_main
-from gates.contract import find_bus
+from broker import CurveClient, run_main
+from gates.contract import bus_is_local, default_data_dir, find_bus, read_runtime
 
-__all__ = ["parse_command_line", "run_on_asyncio"]
+__all__ = ["bus_keys", "parse_command_line", "run_on_asyncio"]
 
 T = TypeVar("T")
 
@@ -43,6 +43,20 @@ def parse_command_line(internal_name: str, argv: Sequence[str] | None = None) ->
     if not args.verbose:
         logging.getLogger("xivmcp.bus").setLevel(logging.ERROR)  # run_on_asyncio says what went wrong, once
     return find_bus(args.bus, Path(args.data_dir) if args.data_dir else None)
+
+
+def bus_keys(bus: str, data_dir: Path | None = None) -> CurveClient | None:
+    """The CURVE pair to join `bus` with (S4): the data dir's client key when the system running
+    on that data dir says its bus admits only known keys (`RuntimeInfo.bus_key`); else None, and
+    the plugin joins as before. The data dir is `data_dir`, else $XIVMCP_DATA_DIR or the user's."""
+    directory = default_data_dir() if data_dir is None else data_dir
+    if not bus_is_local(bus):  # another machine's bus: the pair `xivmcp keys new` made here
+        return CurveClient.load(directory)
+    running = read_runtime(directory)
+    if running is None or running.bus_key is None or running.bus != bus:
+        return None
+    keys = CurveClient.load(directory)
+    return keys if keys is not None and keys.server == running.bus_key else None
 
 
 def run_on_asyncio(main: Callable[[T], Awaitable[None]], arg: T) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from broker import CurveClient
 
 __all__ = ["DEFAULT_TICK", "HostConfig", "HostLimits"]
 
@@ -55,3 +58,6 @@ class HostConfig:
     is dropped when it registers (the real host ignores the field), results are text alone, and
     progress goes to the job log only. On for MCP conformance runs and tests of the extensions."""
     limits: HostLimits = field(default_factory=HostLimits)
+    bus_curve: CurveClient | None = None
+    """The CURVE pair to join the bus with (S4), and the broker's public key that the runtime file
+    then names; None: a bus without CURVE."""

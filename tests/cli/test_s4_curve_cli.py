@@ -1,0 +1,134 @@
+"""S4 from the shell: `xivmcp up --curve` keeps its keys in the data dir and names its public key in
+`runtime.json`; this user's commands join with no extra step, and one without the key is refused.
+
+Real processes throughout: the system (`xivmcp up`: broker, game, host) and each command."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from gates import testing
+
+WAIT = 30.0
+"""A backstop for each process; each one ends (or says ready) by itself."""
+
+
+def _xivmcp(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        testing.xivmcp_argv(*args), capture_output=True, text=True, timeout=WAIT, env=os.environ, check=False
+    )
+
+
+@contextmanager
+def _up(bus: str, data_dir: Path) -> Iterator[list[str]]:
+    """`xivmcp up --curve` on `bus` and `data_dir` until its host says it is ready; its lines so far."""
+    argv = testing.xivmcp_argv("up", "--curve", "--no-mcp", "--bus", bus, "--data-dir", str(data_dir))
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=os.environ)
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # ends when the process does: then the assert below fails
+            lines.append(line)
+            if line.startswith("xivmcp host: ready"):
+                break
+        assert proc.poll() is None, "xivmcp up --curve ended before its host was ready"
+        yield lines
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@pytest.fixture
+def curve_system(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`xivmcp up --curve` on a free loopback port and a fresh data dir."""
+    bus, data_dir = testing.free_endpoint(), tmp_path / "data"
+    with _up(bus, data_dir):
+        yield bus, data_dir
+
+
+def test_s4_this_users_commands_join_a_curve_bus_with_no_extra_step(curve_system: tuple[str, Path]) -> None:
+    bus, data_dir = curve_system
+    runtime = json.loads((data_dir / "runtime.json").read_text())
+    server = json.loads((data_dir / "bus-server.key").read_text())
+    assert runtime["bus_key"] == server["public"]  # the public key only: the secret stays in its file
+    assert stat.S_IMODE((data_dir / "bus-server.key").stat().st_mode) == 0o600
+    done = _xivmcp("gate", "list", "--data-dir", str(data_dir))  # found by the data dir alone
+    assert done.returncode == 0, done.stderr
+    assert "XivMcp." in done.stdout and "Game." in done.stdout
+
+
+def test_s4_a_command_without_the_key_is_refused(curve_system: tuple[str, Path], tmp_path: Path) -> None:
+    bus, _ = curve_system
+    elsewhere = tmp_path / "another-user"
+    elsewhere.mkdir(mode=0o700)
+    done = _xivmcp("gate", "list", "--bus", bus, "--data-dir", str(elsewhere))
+    assert done.returncode == 2 and "No broker answered" in done.stderr, done.stderr
+    assert done.stdout == ""  # learned nothing: no gate, no peer
+    done = _xivmcp("gate", "list", "--curve", "--bus", bus, "--data-dir", str(elsewhere))
+    assert done.returncode == 2 and "holds none" in done.stderr, done.stderr
+
+
+def test_s4_a_remote_plugin_joins_with_a_key_the_player_allowed(tmp_path: Path) -> None:
+    port = testing.free_endpoint().rsplit(":", 1)[1]
+    home, remote = tmp_path / "home", tmp_path / "remote"
+    # 127.0.0.2: another address of this machine, reached as another machine's plugin would be.
+    there = f"tcp://127.0.0.2:{port}"
+    with _up(f"tcp://0.0.0.0:{port}", home) as said:
+        hint = next(line for line in said if "xivmcp keys new" in line)
+        server = hint.split("xivmcp keys new -- ", 1)[1].split("`", 1)[0]
+        made = _xivmcp("keys", "new", "--data-dir", str(remote), "--", server)
+        assert made.returncode == 0, made.stderr
+        client = made.stdout.split("client public key: ", 1)[1].split()[0]
+        assert "secret" not in made.stdout  # only the public key is printed, to be copied
+        refused = _xivmcp("gate", "list", "--curve", "--bus", there, "--data-dir", str(remote))
+        assert refused.returncode == 2 and refused.stdout == "", refused.stderr
+        allowed = _xivmcp("keys", "allow", "--data-dir", str(home), "laptop", "--", client)
+        assert allowed.returncode == 0, allowed.stderr
+        joined = _xivmcp("gate", "list", "--curve", "--bus", there, "--data-dir", str(remote))
+        assert joined.returncode == 0 and "XivMcp." in joined.stdout, joined.stderr
+
+
+def test_s4_a_bus_beyond_loopback_is_refused_without_curve(tmp_path: Path) -> None:
+    done = _xivmcp("broker", "--bus", "tcp://0.0.0.0:0", "--data-dir", str(tmp_path / "data"))
+    assert done.returncode == 2 and "Pass --curve" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("sample", "says"), [("myplugin", "MyPlugin: connected to"), ("raw_gates", "RawPlugin: connected to")]
+)
+def test_s4_a_plugin_of_this_user_joins_with_no_extra_step(
+    curve_system: tuple[str, Path], sample: str, says: str
+) -> None:
+    """The kit's sample finds the data dir as a plugin started with no option does; the raw one is
+    given `--data-dir`, as a plugin of another system would be."""
+    bus, data_dir = curve_system
+    env = {**os.environ, "XIVMCP_DATA_DIR": str(data_dir)}
+    env.pop("XIVMCP_BUS", None)
+    options = ["--data-dir", str(data_dir)] if sample == "raw_gates" else []
+    argv = [sys.executable, "-m", f"plugins_sample.{sample}", *options]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the plugin's first line, or nothing if it failed
+        assert first.startswith(says) and bus in first, first
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
