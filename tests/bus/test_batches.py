@@ -10,6 +10,7 @@ outlives the slot, provider or pair it points at.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 
 import anyio
@@ -216,14 +217,18 @@ async def zmq_context() -> AsyncIterator[zmq.asyncio.Context]:
         ctx.destroy(linger=0)
 
 
-async def _raw_caller(ctx: zmq.asyncio.Context, endpoint: str, name: str, batch: bool) -> zmq.asyncio.Socket:
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(endpoint)
-    await sock.send(w.encode(w.Hello(name=name, protocol=w.PROTOCOL_VERSION, incarnation=name, batch=batch)))
-    while not isinstance(w.decode_peer_frame(await sock.recv()), w.Welcome):
-        pass
-    return sock
+@contextlib.asynccontextmanager
+async def _raw_caller(
+    ctx: zmq.asyncio.Context, endpoint: str, name: str, batch: bool
+) -> AsyncIterator[zmq.asyncio.Socket]:
+    """A DEALER past its Welcome, closed on leaving (never left for the garbage collector)."""
+    with ctx.socket(zmq.DEALER) as sock:
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(endpoint)
+        await sock.send(w.encode(w.Hello(name=name, protocol=w.PROTOCOL_VERSION, incarnation=name, batch=batch)))
+        while not isinstance(w.decode_peer_frame(await sock.recv()), w.Welcome):
+            pass
+        yield sock
 
 
 async def _results(sock: zmq.asyncio.Socket, count: int) -> list[int]:
@@ -247,22 +252,23 @@ async def test_the_broker_batches_results_for_a_peer_that_reads_batches_and_not_
         await prov.flush()
         calls = w.pack([w.encode(w.Call(id=i, gate="Prov.Echo", payload=b'["x"]')) for i in range(1, 6)])
         with anyio.fail_after(WAIT):
-            new = await _raw_caller(zmq_context, thread_broker.endpoint, "New", batch=True)
-            await new.send(calls)
-            assert await _results(new, 5) == [5]  # the provider answered the batch as one, too
-            old = await _raw_caller(zmq_context, thread_broker.endpoint, "Old", batch=False)
-            await old.send(calls)  # a raw client may send a batch; it gets one message a frame
-            assert await _results(old, 5) == [1] * 5
+            async with _raw_caller(zmq_context, thread_broker.endpoint, "New", batch=True) as new:
+                await new.send(calls)
+                assert await _results(new, 5) == [5]  # the provider answered the batch as one, too
+            async with _raw_caller(zmq_context, thread_broker.endpoint, "Old", batch=False) as old:
+                await old.send(calls)  # a raw client may send a batch; it gets one message a frame
+                assert await _results(old, 5) == [1] * 5
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("broker_batches", [True, False], ids=["batching-broker", "older-broker"])
 async def test_a_peer_joins_its_calls_only_for_a_broker_that_reads_batches(
-    free_endpoint: str, zmq_context: zmq.asyncio.Context, broker_batches: bool
+    zmq_context: zmq.asyncio.Context, broker_batches: bool
 ) -> None:
     fake = zmq_context.socket(zmq.ROUTER)
     fake.setsockopt(zmq.LINGER, 0)
-    fake.bind(free_endpoint)
+    fake.bind("tcp://127.0.0.1:*")  # the port the OS gives it: no other test process takes it first
+    endpoint = fake.getsockopt_string(zmq.LAST_ENDPOINT)
     welcome = w.Welcome(
         name="Many", broker="fake", heartbeat=0.5, timeout=2.0, max_payload=1 << 20, batch=broker_batches
     )
@@ -289,7 +295,7 @@ async def test_a_peer_joins_its_calls_only_for_a_broker_that_reads_batches(
     with anyio.fail_after(WAIT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(script)
-            async with broker.connect(free_endpoint, "Many") as pi:
+            async with broker.connect(endpoint, "Many") as pi:
                 echo = pi.get_ipc_subscriber("Fake.Echo")
                 replies: list[object] = []
 

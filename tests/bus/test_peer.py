@@ -27,11 +27,11 @@ def thread_broker() -> Iterator[broker.Broker]:
 
 
 @pytest_asyncio.fixture
-async def fake_broker(free_endpoint: str) -> AsyncIterator[zmq.asyncio.Socket]:
+async def fake_broker() -> AsyncIterator[zmq.asyncio.Socket]:
     ctx = zmq.asyncio.Context()
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 0)
-    sock.bind(free_endpoint)
+    sock.bind("tcp://127.0.0.1:*")  # the port the OS gives it: no other test process can take it first
     try:
         yield sock
     finally:

@@ -8,7 +8,8 @@ the in-memory broker, where the socket is not the point."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 import anyio
@@ -27,15 +28,17 @@ pytestmark = pytest.mark.asyncio
 WAIT = 5.0
 
 
-async def _raw_peer(ctx: zmq.asyncio.Context, endpoint: str, name: str) -> zmq.asyncio.Socket:
-    """A DEALER that said Hello and got its Welcome (and whatever pages follow it)."""
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(endpoint)
-    await sock.send(w.encode(w.Hello(name=name, protocol=w.PROTOCOL_VERSION, incarnation=name)))
-    while not isinstance(w.decode_peer_frame(await sock.recv()), w.Welcome):
-        pass
-    return sock
+@contextlib.asynccontextmanager
+async def _raw_peer(ctx: zmq.asyncio.Context, endpoint: str, name: str) -> AsyncIterator[zmq.asyncio.Socket]:
+    """A DEALER that said Hello and got its Welcome (and whatever pages follow it); closed on
+    leaving, so no socket is left for the garbage collector to warn about during a later test."""
+    with ctx.socket(zmq.DEALER) as sock:
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(endpoint)
+        await sock.send(w.encode(w.Hello(name=name, protocol=w.PROTOCOL_VERSION, incarnation=name)))
+        while not isinstance(w.decode_peer_frame(await sock.recv()), w.Welcome):
+            pass
+        yield sock
 
 
 async def _next(sock: zmq.asyncio.Socket, kind: type[w.ToPeer]) -> w.ToPeer:
@@ -50,14 +53,14 @@ async def test_s2_a_poisoned_provide_is_refused_and_the_bus_stays_up_for_everyon
     broker_proc: BrokerProcess, ready_provider: PeerProcess, zmq_context: zmq.asyncio.Context
 ) -> None:
     with anyio.fail_after(WAIT):
-        evil = await _raw_peer(zmq_context, broker_proc.endpoint, "Evil")
-        for i in range(2):  # two gates of 1.2 MB each: together over every peer's frame limit
-            await evil.send(w.encode(w.Provide(gate=f"Evil.Gate{i}", kind="func", params=("x" * 1_200_000,))))
-            notice = await _next(evil, w.Notice)
-            assert isinstance(notice, w.Notice) and "not a type the bus carries" in notice.error.message
-        async with broker.connect(broker_proc.endpoint, "Late") as late:  # its Welcome carries the table
-            assert late.gate("Evil.Gate0") is None
-            assert await late.get_ipc_subscriber("Prov.Echo").invoke_func("still up") == "still up"
+        async with _raw_peer(zmq_context, broker_proc.endpoint, "Evil") as evil:
+            for i in range(2):  # two gates of 1.2 MB each: together over every peer's frame limit
+                await evil.send(w.encode(w.Provide(gate=f"Evil.Gate{i}", kind="func", params=("x" * 1_200_000,))))
+                notice = await _next(evil, w.Notice)
+                assert isinstance(notice, w.Notice) and "not a type the bus carries" in notice.error.message
+            async with broker.connect(broker_proc.endpoint, "Late") as late:  # its Welcome carries the table
+                assert late.gate("Evil.Gate0") is None
+                assert await late.get_ipc_subscriber("Prov.Echo").invoke_func("still up") == "still up"
     assert "lost" not in ready_provider.lines
 
 
@@ -75,12 +78,12 @@ async def test_s2_a_peer_that_never_reads_is_disconnected_with_a_reason(
     small_budget_broker: broker.Broker, zmq_context: zmq.asyncio.Context
 ) -> None:
     endpoint = small_budget_broker.endpoint
-    async with broker.connect(endpoint, "Pub") as pub:
+    async with contextlib.AsyncExitStack() as stack, broker.connect(endpoint, "Pub") as pub:
         news = pub.get_ipc_provider("Pub.News", params=(str,))
         left: list[tuple[str, str]] = []
         pub.on_peer_change(lambda name, joined, reason: None if joined else left.append((name, reason)))
         with anyio.fail_after(WAIT):
-            deaf = await _raw_peer(zmq_context, endpoint, "Deaf")
+            deaf = await stack.enter_async_context(_raw_peer(zmq_context, endpoint, "Deaf"))
             await deaf.send(w.encode(w.Subscribe(gate="Pub.News")))
             await pub.wait_until(lambda: news.subscription_count == 1)
             # Deaf reads nothing from here on; every message waits for it, until the budget runs out.
