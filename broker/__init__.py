@@ -17,7 +17,7 @@ from ._errors import (
     IpcValueNullError,
 )
 from ._gate import CallGateProvider, CallGateSubscriber
-from ._keys import CurveClient, CurveServer, add_client
+from ._keys import CurveClient, CurveServer, add_client, note_bus, noted_bus_key
 from ._peer import (
     PluginInterface,
     connect,
@@ -54,6 +54,8 @@ __all__ = [
     "connect",
     "current_caller",
     "loop_options",
+    "note_bus",
+    "noted_bus_key",
     "resolve_endpoint",
     "run_main",
 ]

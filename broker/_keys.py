@@ -8,6 +8,7 @@ list. The design, the simplest that keeps out whoever holds no secret:
     DIR/bus-client.key        this user's client pair, and the broker's public key
                               {"server": ..., "public": ..., "secret": ...}
     DIR/bus-clients/NAME.pub  one more allowed client public key per line-file (remote plugins)
+    DIR/bus.json              where a broker with these keys listens {"bus": ..., "key": ..., "pid": ...}
 
 `DIR` is the 0700 data dir; every file is created owner-only (0600) and never rewritten. A
 process of this user reads `bus-client.key` and joins with no extra step; another OS user cannot
@@ -23,7 +24,10 @@ name while the broker runs, and the same key takes it back after a restart of it
 This user's processes share one key, so a name is bound to a machine's key, not to one plugin:
 the boundary is the OS user (S4), as for the player key and the data dir.
 
-The bus uses CURVE when `BrokerConfig.curve` is set (`xivmcp up --curve`); off by default for now.
+The bus uses CURVE when `BrokerConfig.curve` is set: `xivmcp up` sets it unless told `--no-curve`.
+A client on this machine uses its key for a bus that the data dir names as keyed: `bus.json`,
+written by a broker process once it listens, or the host's `runtime.json` (`bus_key`); a bus the
+data dir does not name is joined without a key, as a plain bus must be.
 
 This module knows files and keys, not ZeroMQ (`_transport` is the only one that imports it) and
 not the data dir's other files.
@@ -42,11 +46,21 @@ from typing import Final
 from ._errors import IpcRefusedError
 from ._transport import new_keypair
 
-__all__ = ["CLIENTS_DIR", "CLIENT_FILE", "SERVER_FILE", "CurveClient", "CurveServer"]
+__all__ = [
+    "BUS_FILE",
+    "CLIENTS_DIR",
+    "CLIENT_FILE",
+    "SERVER_FILE",
+    "CurveClient",
+    "CurveServer",
+    "note_bus",
+    "noted_bus_key",
+]
 
 SERVER_FILE: Final = "bus-server.key"
 CLIENT_FILE: Final = "bus-client.key"
 CLIENTS_DIR: Final = "bus-clients"
+BUS_FILE: Final = "bus.json"
 _Z85_KEY: Final = re.compile(r"[0-9A-Za-z.\-:+=^!/*?&<>()\[\]{}@%$#]{40}")
 """A Z85-encoded 32-byte key: 40 characters of ZeroMQ's Z85 alphabet."""
 
@@ -189,6 +203,30 @@ def add_client(clients_dir: Path, name: str, public: str) -> Path:
         out.write(public + "\n")
     os.replace(temporary, path)  # a rename: the folder's mtime changes, so the broker reads it again
     return path
+
+
+def note_bus(directory: Path, endpoint: str, public: str) -> None:
+    """Say in `directory` that the broker of this process listens on `endpoint` with the public key
+    `public`, so this user's processes find the key to join it with before any host has written
+    `runtime.json` (a broker started alone, or a plugin that starts before the host)."""
+    temporary = directory / f".{BUS_FILE}.{os.getpid()}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump({"bus": endpoint, "key": public, "pid": os.getpid()}, out)
+    os.replace(temporary, directory / BUS_FILE)  # whole or not at all, for a reader at any moment
+
+
+def noted_bus_key(directory: Path, endpoint: str) -> str | None:
+    """The public key `directory`'s `bus.json` names for the broker on `endpoint`, or None (no
+    note, a note of another endpoint, or one that cannot be read)."""
+    try:
+        data = json.loads((directory / BUS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("bus") != endpoint:
+        return None
+    key = data.get("key")
+    return key if isinstance(key, str) and _Z85_KEY.fullmatch(key) else None
 
 
 def _check_key(key: object, where: Path) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from broker import run_main
-from gates.contract import find_bus
+from gates.contract import ENV_DATA_DIR, find_bus
 from gates.plugin import bus_keys
 
 _VERBOSE = [False]
@@ -29,7 +30,9 @@ def parse_args(name: str, extra: Callable[[argparse.ArgumentParser], None] | Non
     if extra is not None:
         extra(parser)
     args = parser.parse_args()
-    data_dir = Path(args.data_dir) if args.data_dir else None
+    data_dir = Path(args.data_dir).resolve() if args.data_dir else None
+    if data_dir is not None:  # where this process's client finds the bus's key (`bus_keys`) too
+        os.environ[ENV_DATA_DIR] = str(data_dir)
     args.bus = find_bus(args.bus, data_dir)
     args.curve = bus_keys(args.bus, data_dir)  # S4: the data dir's key when its bus asks for one
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)

@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from broker import Broker, BrokerConfig, CurveServer, IpcError, connect
+from broker import Broker, BrokerConfig, CurveServer, IpcError, connect, note_bus
 from gates.contract import escaped
 from gates.datadir import owner_only_dir
 
@@ -67,6 +67,7 @@ def cmd_broker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, lambda *_: broker.stop())
     print(f"xivmcp broker: listening on {broker.endpoint} (pid {os.getpid()})", flush=True)
     if broker.config.curve is not None:
+        note_bus(Path(args.data_dir), broker.endpoint, broker.config.curve.public)
         print(
             f"xivmcp broker: CURVE on: only keys in {args.data_dir} join (public key {broker.config.curve.public})",
             flush=True,

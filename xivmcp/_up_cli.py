@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gates.contract import ENV_HTTP
+from gates.contract import ENV_HTTP, bus_is_local
 from gates.datadir import DataDirInUseError, DataDirLock, owner_only_dir
 from gates.host import HostConfig
 from gates.mcp import (
@@ -46,7 +46,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
     p = sub.add_parser("host", parents=[common, host_opts], help="run the XIV MCP host (InternalName XivMcp)")
     p.set_defaults(func=cmd_host)
     p = sub.add_parser("up", parents=[common, host_opts], help="run broker, game and host together")
-    p.set_defaults(func=cmd_up, runs_bus=True)
+    p.add_argument(
+        "--no-curve",
+        action="store_true",
+        help="a plain bus any local process may join, other OS users' too (S4: by default only "
+        "processes holding the data dir's CURVE key join)",
+    )
+    p.set_defaults(func=cmd_up, runs_bus=True, curve_by_default=True)
 
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
@@ -164,7 +170,13 @@ def cmd_up(args: argparse.Namespace) -> int:
         for command in commands:  # one at a time: those started are stopped if the next fails to start
             children.append(subprocess.Popen(command))  # noqa: PERF401
         print(f"xivmcp up: bus {args.bus}, data in {args.data_dir}; Ctrl-C stops everything", flush=True)
-        if bus_key is not None:
+        if bus_key is not None and bus_is_local(args.bus):
+            print(
+                "xivmcp up: only processes holding this data dir's CURVE key join the bus; "
+                "`xivmcp keys show` tells how a plugin on another machine joins",
+                flush=True,
+            )
+        elif bus_key is not None:
             from ._keys_cli import join_instructions
 
             print(f"xivmcp up: only known CURVE keys join the bus. {join_instructions(bus_key)}", flush=True)

@@ -34,7 +34,6 @@ from gates.contract import (
     bus_is_local,
     default_data_dir,
     find_bus,
-    read_runtime,
 )
 
 from ._common import EscapedLogFormatter
@@ -137,20 +136,20 @@ def resolve(args: argparse.Namespace) -> None:
             args.bus = find_bus(None, named)
         else:
             args.bus = os.environ.get(ENV_BUS) or DEFAULT_BUS
-    running = read_runtime(Path(args.data_dir))
-    # S4: the running system's bus asks for keys when it says it uses CURVE, and another machine's
-    # bus when this data dir holds a key for it (`xivmcp keys new`). A command that runs the bus
-    # uses CURVE only when told (`--curve`): without it a non-loopback bus is refused, as before.
-    remote_key = (
-        not getattr(args, "runs_bus", False)
-        and not bus_is_local(args.bus)
-        and (Path(args.data_dir) / "bus-client.key").exists()
-    )
-    args.curve = (
-        getattr(args, "curve", False)
-        or remote_key
-        or (running is not None and running.bus_key is not None and running.bus == args.bus)
-    )
+    # S4: a bus the data dir names as keyed asks for keys (`gates.plugin.bus_key`), and another
+    # machine's bus when this data dir holds a key for it (`xivmcp keys new`). `xivmcp up` runs
+    # its bus with CURVE unless told `--no-curve`; `xivmcp broker` and `xivmcp host`, the parts
+    # it starts, only when told `--curve`.
+    if getattr(args, "runs_bus", False):
+        args.curve = getattr(args, "curve", False) or (
+            getattr(args, "curve_by_default", False) and not getattr(args, "no_curve", False)
+        )
+    elif bus_is_local(args.bus):
+        from gates.plugin import bus_key  # the kit's rule, so a plugin and a command agree
+
+        args.curve = getattr(args, "curve", False) or bus_key(args.bus, Path(args.data_dir)) is not None
+    else:
+        args.curve = getattr(args, "curve", False) or (Path(args.data_dir) / "bus-client.key").exists()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

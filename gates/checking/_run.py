@@ -28,7 +28,6 @@ import anyio.to_thread
 
 import broker
 from gates.contract import ENV_BUS, ENV_DATA_DIR, PluginState
-from gates.datadir import owner_only_dir
 from gates.player import Awaits
 from gates.testing import Process, XivMcpSystem
 
@@ -98,7 +97,7 @@ def run_check(target: CheckTarget, options: CheckOptions | None = None) -> Check
     started = time.monotonic()
     with (
         tempfile.TemporaryDirectory(prefix="xivmcp-check-") as folder,
-        XivMcpSystem(Path(folder), "--test-clock", "--no-mcp") as system,
+        XivMcpSystem(Path(folder), "--test-clock", "--no-mcp", curve=True) as system,  # as `xivmcp up` (S4)
     ):
         system.start()
         system.start_game("--test-clock", *(("--world", str(options.world)) if options.world else ()))
@@ -135,7 +134,7 @@ def _start_plugin(system: XivMcpSystem, target: CheckTarget, record: Path | None
     # B8: the plugin under test gets a data dir of its own, empty, never the host's: that one holds
     # the player key (the game's admin gates and the player's gate would answer whoever has it) and
     # the MCP token. $XIVMCP_BUS tells it the bus, as the real host's plugins are told theirs.
-    own = owner_only_dir(system.root / "plugin-data")
+    own = system.plugin_data_dir("plugin")  # on the CURVE bus, with a key of its own (S4)
     env = {**os.environ, ENV_BUS: system.endpoint, ENV_DATA_DIR: str(own)}
     if record is None:
         argv = list(target.argv)

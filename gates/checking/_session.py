@@ -171,7 +171,7 @@ class CheckSession:
     @classmethod
     @asynccontextmanager
     async def open(cls, system: XivMcpSystem, *, quick_limit: float, stop_wait: float) -> AsyncIterator[CheckSession]:
-        async with broker.connect(system.endpoint, "XivMcpCheck") as pi, anyio.create_task_group() as tg:
+        async with system.connect("XivMcpCheck") as pi, anyio.create_task_group() as tg:
             session = cls(system, pi, tg, quick_limit=quick_limit, stop_wait=stop_wait)
             try:
                 yield session
@@ -309,7 +309,7 @@ class CheckSession:
 
     async def _run_app(self, app: _App, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         try:
-            async with broker.connect(self._system.endpoint, app.name) as pi:
+            async with self._system.connect(app.name) as pi:
                 pi.get_ipc_provider(app.events_gate, params=(str,)).register_action(
                     self._on_event, callers=(HOST_NAME,)
                 )

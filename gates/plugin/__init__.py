@@ -26,7 +26,7 @@ from gates.contract import HostReplyError, JobInfo, JobState, JobStep, StepState
 from ._call import CallCancelledError, McpCall, McpToolError, builtin_dependency, plugin_dependency
 from ._client import XivMcpClient
 from ._declaration import ToolDeclarationError
-from ._entry import bus_keys
+from ._entry import bus_key, bus_keys
 from ._listing import Listing
 from ._plugin import Plugin, ToolOutcome
 
@@ -46,6 +46,7 @@ __all__ = [
     "ToolOutcome",
     "XivMcpClient",
     "builtin_dependency",
+    "bus_key",
     "bus_keys",
     "plugin_dependency",
 ]

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from broker import CurveClient, run_main
-from gates.contract import bus_is_local, default_data_dir, find_bus, read_runtime
+from broker import CurveClient, noted_bus_key, run_main
+from gates.contract import ENV_DATA_DIR, bus_is_local, default_data_dir, find_bus, read_runtime
 
-__all__ = ["bus_keys", "parse_command_line", "run_on_asyncio"]
+__all__ = ["bus_key", "bus_keys", "parse_command_line", "run_on_asyncio"]
 
 T = TypeVar("T")
 
@@ -42,21 +43,35 @@ def parse_command_line(internal_name: str, argv: Sequence[str] | None = None) ->
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     if not args.verbose:
         logging.getLogger("xivmcp.bus").setLevel(logging.ERROR)  # run_on_asyncio says what went wrong, once
+    if args.data_dir:
+        # The data dir this process was told is where it finds the bus's key too (`bus_keys`,
+        # called when the client connects): the whole process is this plugin.
+        os.environ[ENV_DATA_DIR] = str(Path(args.data_dir).resolve())
     return find_bus(args.bus, Path(args.data_dir) if args.data_dir else None)
 
 
+def bus_key(bus: str, data_dir: Path) -> str | None:
+    """The broker public key `data_dir` names for the local bus `bus` (S4): the running host's
+    `RuntimeInfo.bus_key`, else the note a broker process left (`broker.note_bus`); None for a
+    bus the data dir does not name as keyed, which is then joined without a key."""
+    running = read_runtime(data_dir)
+    if running is not None and running.bus == bus:
+        return running.bus_key
+    return noted_bus_key(data_dir, bus)
+
+
 def bus_keys(bus: str, data_dir: Path | None = None) -> CurveClient | None:
-    """The CURVE pair to join `bus` with (S4): the data dir's client key when the system running
-    on that data dir says its bus admits only known keys (`RuntimeInfo.bus_key`); else None, and
-    the plugin joins as before. The data dir is `data_dir`, else $XIVMCP_DATA_DIR or the user's."""
+    """The CURVE pair to join `bus` with (S4): the data dir's client key when that data dir names
+    the bus as one that admits only known keys (`bus_key`); else None, and the plugin joins
+    without. The data dir is `data_dir`, else $XIVMCP_DATA_DIR or the user's."""
     directory = default_data_dir() if data_dir is None else data_dir
     if not bus_is_local(bus):  # another machine's bus: the pair `xivmcp keys new` made here
         return CurveClient.load(directory)
-    running = read_runtime(directory)
-    if running is None or running.bus_key is None or running.bus != bus:
+    server = bus_key(bus, directory)
+    if server is None:
         return None
     keys = CurveClient.load(directory)
-    return keys if keys is not None and keys.server == running.bus_key else None
+    return keys if keys is not None and keys.server == server else None
 
 
 def run_on_asyncio(main: Callable[[T], Awaitable[None]], arg: T) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -34,7 +35,8 @@ from typing import IO, Final
 
 import anyio.to_thread
 
-from gates.contract import PLAYER_KEY_FILE
+import broker
+from gates.contract import ENV_DATA_DIR, PLAYER_KEY_FILE
 from gates.datadir import owner_only_dir, secret
 
 __all__ = ["START_TIMEOUT", "Process", "XivMcpSystem", "free_endpoint", "free_port", "xivmcp_argv"]
@@ -210,13 +212,17 @@ class XivMcpSystem:
     ``("--test-clock", "--no-mcp")``); with MCP, `mcp_url` and `token` are set once it listens.
     """
 
-    def __init__(self, root: Path, *host_args: str, cwd: Path | None = None) -> None:
+    def __init__(self, root: Path, *host_args: str, cwd: Path | None = None, curve: bool = False) -> None:
+        """With `curve`, the bus admits only processes holding the data dir's CURVE key, as the bus
+        of `xivmcp up` does (S4): the broker makes the keys and notes them in the data dir, and
+        every process this system starts finds them there (``XIVMCP_DATA_DIR`` is set for it)."""
         self.root = root
         self.data_dir = root / "data"
         self.logs = root / "logs"
         self.endpoint = free_endpoint()
         self.host_args = host_args
         self.cwd = cwd
+        self.curve = curve
         self.broker: Process | None = None
         self.host: Process | None = None
         self.game: Process | None = None
@@ -242,6 +248,8 @@ class XivMcpSystem:
     ) -> Process:
         """Start any process as part of this system (stopped by `close`); stderr to `logs/NAME.log`;
         `env` is its whole environment (default: this process's)."""
+        if env is None and self.curve:  # where its client finds the bus's key (`gates.plugin.bus_keys`)
+            env = {**os.environ, ENV_DATA_DIR: str(self.data_dir.resolve())}
         proc = Process(argv, log=self.logs / f"{name}.log", cwd=self.cwd, env=env, new_session=new_session)
         self.procs.append(proc)
         return proc
@@ -254,8 +262,9 @@ class XivMcpSystem:
 
     def start_broker(self, *extra: str) -> Process:
         """`xivmcp broker`, once it listens; on a new free port if this one was taken meanwhile."""
+        keys = ("--curve", "--data-dir", str(owner_only_dir(self.data_dir))) if self.curve else ()
         for attempt in range(3):
-            proc = self.spawn(xivmcp_argv("broker", "--bus", self.endpoint, *extra), "broker")
+            proc = self.spawn(xivmcp_argv("broker", "--bus", self.endpoint, *keys, *extra), "broker")
             try:
                 proc.wait_line("xivmcp broker: listening")
             except AssertionError:
@@ -308,6 +317,31 @@ class XivMcpSystem:
         host has made it yet. The game's admin gates answer only this key (F4): a system with a game
         and no host makes it here; with a host, ask once the host is ready (it makes the key)."""
         return secret(owner_only_dir(self.data_dir) / PLAYER_KEY_FILE, "player key")
+
+    def bus_keys(self) -> broker.CurveClient | None:
+        """The key pair a process of this user joins this system's bus with: the data dir's, once
+        the broker made it, on a CURVE system; None on a plain one."""
+        return broker.CurveClient.load(self.data_dir) if self.curve else None
+
+    def connect(self, name: str, **options: float) -> contextlib.AbstractAsyncContextManager[broker.PluginInterface]:
+        """`broker.connect` to this system's bus as `name`, with its key on a CURVE system."""
+        return broker.connect(self.endpoint, name, curve=self.bus_keys(), **options)
+
+    def plugin_data_dir(self, label: str) -> Path:
+        """A data dir of a plugin's own (`root/plugin-data/LABEL`), for its ``XIVMCP_DATA_DIR``: no
+        player key and no MCP token (B8). On a CURVE system it holds a key pair of the plugin's own,
+        which the broker admits by name (`bus-clients/LABEL.pub`), and the note of this bus, so the
+        plugin joins as a plugin of this user does, and its InternalName is bound to its own key."""
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", label)[:64] or "plugin"
+        own = owner_only_dir(self.root / "plugin-data" / name)
+        if self.curve and broker.CurveClient.load(own) is None:
+            server = broker.CurveServer.in_dir(self.data_dir)  # the broker's keys, made as it started
+            keys = broker.CurveClient.new(server.public)
+            keys.save(own)
+            assert server.clients_dir is not None
+            broker.add_client(server.clients_dir, name, keys.public)
+            broker.note_bus(own, self.endpoint, server.public)
+        return own
 
     def start_plugin(self, target: str, *args: str, name: str | None = None) -> Process:
         """A plugin on this system's bus: a module (``plugins_sample.myplugin``) or a script path."""

@@ -24,6 +24,7 @@ from typing import Final
 
 import anyio.to_thread
 
+from gates.contract import ENV_DATA_DIR
 from gates.plugin import Plugin
 
 from ._harness import START_TIMEOUT, Process, XivMcpSystem
@@ -162,7 +163,9 @@ class PluginProcesses:
                 f"{target!r} is neither a module name (pkg.module), a script path (plugin.py) nor a "
                 "gates.plugin.Plugin object; pass one of those."
             )
-        process = PluginProcess(self._harness, argv, label, internal_name, _child_environment())
+        # A data dir of its own (B8: not the player's), with its own key on the CURVE bus (S4).
+        env = {**_child_environment(), ENV_DATA_DIR: str(self._harness.plugin_data_dir(label))}
+        process = PluginProcess(self._harness, argv, label, internal_name, env)
         self.started.append(process)
         return process
 

@@ -51,7 +51,9 @@ class PrivateSystem:
 
     def __init__(self, root: Path, options: SystemOptions) -> None:
         self.options = options
-        self.harness = XivMcpSystem(root, *options.host_args(), "--http", "127.0.0.1:0")
+        # On CURVE, as `xivmcp up` runs the bus (S4): a plugin that joins without the data dir's
+        # key fails here as it would there.
+        self.harness = XivMcpSystem(root, *options.host_args(), "--http", "127.0.0.1:0", curve=True)
         """The processes themselves (the shipped harness): `harness.host`, `harness.logs`, ..."""
         self.tests_begun = 0
         self.game_seq_at_start = 0
@@ -126,7 +128,7 @@ class PrivateSystem:
             self.harness.wait_game_ready(game)
             self._loop = starting.enter_context(KitLoop.running())
             name = f"XivMcpTestKit{os.getpid()}_{next(_peer_numbers)}"
-            self._pi = starting.enter_context(self._loop.enter(broker.connect(self.endpoint, name)))
+            self._pi = starting.enter_context(self._loop.enter(self.harness.connect(name)))
             self._stack = starting.pop_all()
         return self
 

@@ -85,6 +85,8 @@ def test_all_lists_the_public_api_by_name() -> None:
             "connect",
             "current_caller",
             "loop_options",
+            "note_bus",
+            "noted_bus_key",
             "resolve_endpoint",
             "run_main",
         ]

@@ -223,12 +223,20 @@ async def test_cli_up_auto_enable_enables_every_plugin(tmp_path: Path) -> None:
     )
     plugins: list[Process] = []
     try:
-        await up.expect("xivmcp up: bus")
-        async with broker.connect(endpoint, "TestPeer") as pi:
+        await up.expect("xivmcp up: bus")  # its bus admits only the data dir's key (S4), made by now
+        async with broker.connect(endpoint, "TestPeer", curve=broker.CurveClient.load(data_dir)) as pi:
             with anyio.fail_after(WAIT):
                 await pi.get_ipc_subscriber("XivMcp.IsReady").wait_ready()
             for module in ("raw_gates", "myplugin"):
-                argv = [sys.executable, "-m", f"plugins_sample.{module}", "--bus", endpoint]
+                argv = [
+                    sys.executable,
+                    "-m",
+                    f"plugins_sample.{module}",
+                    "--bus",
+                    endpoint,
+                    "--data-dir",
+                    str(data_dir),
+                ]
                 plugins.append(Process(argv, log=tmp_path / f"{module}.log"))
             await plugins[0].expect("RawPlugin: registered 3 tools")
             await plugins[1].expect("MyPlugin: registered myplugin_restock (enabled)")

@@ -66,7 +66,7 @@ async def game_peer(
 ) -> AsyncIterator[tuple[broker.PluginInterface, GameClient]]:
     """The test's own peer on the system's bus, and a `GameClient` over it: with the player key, as
     the harness's (`player=False`: a plugin's, without it)."""
-    async with broker.connect(system.endpoint, name) as pi:
+    async with system.connect(name) as pi:
         yield pi, GameClient.as_player(pi, system.data_dir) if player else GameClient(pi)
 
 

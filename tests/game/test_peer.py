@@ -39,7 +39,8 @@ async def test_w1_sigterm_stops_the_game_at_once_and_its_name_is_free_for_the_ne
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the process group is POSIX")
 async def test_w1_xivmcp_up_starts_the_game_with_the_test_clock(tmp_path: Path) -> None:
-    with XivMcpSystem(tmp_path, cwd=ROOT) as system:  # `up` runs the broker itself, on the system's port
+    # `up` runs the broker itself, on the system's port, with CURVE (S4) as by default
+    with XivMcpSystem(tmp_path, cwd=ROOT, curve=True) as system:
         argv = [sys.executable, "-m", "xivmcp", "up", *system.common, "--no-mcp", "--test-clock"]
         up = system.spawn(argv, "up", new_session=True)  # killed with its children, by process group
         await up.expect("xivmcp game: ready", WAIT * 2)

@@ -33,7 +33,7 @@ def main() -> None:
     args = parse_args("open_gates_plugin")
 
     async def serve() -> None:
-        async with connect(args.bus, NAME) as pi:
+        async with connect(args.bus, NAME, curve=args.curve) as pi:
             pi.get_ipc_provider(f"{NAME}.XivMcp.Invoke", params=(str, str, str), returns=str).register_func(invoke)
             pi.get_ipc_provider(f"{NAME}.XivMcp.Cancel", params=(str,)).register_action(cancel)
             reply = await pi.get_ipc_subscriber("XivMcp.RegisterTool").invoke_func(NAME, json.dumps(ECHO))
