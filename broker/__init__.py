@@ -4,7 +4,7 @@ This package moves named gates and opaque JSON payloads. It knows no tool, capab
 MCP word: those live in `gates`, which uses only the API exported here.
 """
 
-from ._config import DEFAULT_ENDPOINT, ENV_BUS, BrokerConfig
+from ._config import DEFAULT_ENDPOINT, ENV_BUS, BrokerConfig, check_bind_endpoint
 from ._errors import (
     IpcDisconnectedError,
     IpcError,
@@ -51,6 +51,7 @@ __all__ = [
     "PluginInterface",
     "SlotInfo",
     "add_client",
+    "check_bind_endpoint",
     "connect",
     "current_caller",
     "loop_options",

@@ -132,9 +132,10 @@ def check_bind_endpoint(endpoint: str, allow_remote: bool = False) -> None:
     if host == "localhost" or _is_loopback(host) or allow_remote:
         return
     raise IpcRefusedError(
-        f"Refusing to bind {endpoint}: the bus has no authentication, so it binds loopback "
-        "(tcp://127.0.0.1:PORT) or ipc:// only. Pass --curve so that only machines holding a key you "
-        "admit join it (`xivmcp keys`)."
+        f"Refusing to bind {endpoint}: a bus without CURVE keys has no authentication, so it binds "
+        "loopback (tcp://127.0.0.1:PORT) or ipc:// only. Run it with its keys (`xivmcp up` without "
+        "--no-curve, `xivmcp broker --curve`) so that only machines holding a key you admit join it "
+        "(`xivmcp keys`)."
     )
 
 

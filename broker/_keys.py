@@ -9,6 +9,7 @@ list. The design, the simplest that keeps out whoever holds no secret:
                               {"server": ..., "public": ..., "secret": ...}
     DIR/bus-clients/NAME.pub  one more allowed client public key per line-file (remote plugins)
     DIR/bus.json              where a broker with these keys listens {"bus": ..., "key": ..., "pid": ...}
+    DIR/bus-names.jsonl       each InternalName bound to a key, one line a binding {"name":, "key":}
 
 `DIR` is the 0700 data dir; every file is created owner-only (0600) and never rewritten. A
 process of this user reads `bus-client.key` and joins with no extra step; another OS user cannot
@@ -20,17 +21,20 @@ CURVE sends only public keys, and proves the secrets by its handshake.
 
 The ZAP handler gives each connection its client key as its User-Id, and the broker binds an
 InternalName to the key that first took it (`_router_peers.Sessions`): another key is refused the
-name while the broker runs, and the same key takes it back after a restart of its process (B4).
+name, and the same key takes it back after a restart of its process (B4). The bindings outlive the
+broker (`NameBindings`): a broker started again on the same data dir knows them, so a key cannot
+take a name while the bus is down and come back as that plugin.
 This user's processes share one key, so a name is bound to a machine's key, not to one plugin:
-the boundary is the OS user (S4), as for the player key and the data dir.
+the boundary is the OS user (S4), as for the player key and the data dir. (The test harness gives
+each plugin under test a key of its own, admitted by name, so there a name is one plugin's.)
 
 The bus uses CURVE when `BrokerConfig.curve` is set: `xivmcp up` sets it unless told `--no-curve`.
 A client on this machine uses its key for a bus that the data dir names as keyed: `bus.json`,
 written by a broker process once it listens, or the host's `runtime.json` (`bus_key`); a bus the
 data dir does not name is joined without a key, as a plain bus must be.
 
-This module knows files and keys, not ZeroMQ (`_transport` is the only one that imports it) and
-not the data dir's other files.
+This module knows files and keys, not ZeroMQ (`_transport` makes the key pairs), and not the data
+dir's other files.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ SERVER_FILE: Final = "bus-server.key"
 CLIENT_FILE: Final = "bus-client.key"
 CLIENTS_DIR: Final = "bus-clients"
 BUS_FILE: Final = "bus.json"
+NAMES_FILE: Final = "bus-names.jsonl"
 _Z85_KEY: Final = re.compile(r"[0-9A-Za-z.\-:+=^!/*?&<>()\[\]{}@%$#]{40}")
 """A Z85-encoded 32-byte key: 40 characters of ZeroMQ's Z85 alphabet."""
 
@@ -118,6 +123,8 @@ class CurveServer:
     secret: str
     allowed: frozenset[str] = frozenset()
     clients_dir: Path | None = None
+    names_file: Path | None = None
+    """Where the broker keeps the InternalNames it bound to keys (`NameBindings`); None: in memory."""
 
     def __repr__(self) -> str:
         return f"CurveServer(public={self.public!r}, allowed={len(self.allowed)} keys)"
@@ -156,7 +163,56 @@ class CurveServer:
             client.save(directory)
         clients_dir = directory / CLIENTS_DIR
         clients_dir.mkdir(mode=0o700, exist_ok=True)
-        return cls(public=public, secret=secret, allowed=frozenset({client.public}), clients_dir=clients_dir)
+        return cls(
+            public=public,
+            secret=secret,
+            allowed=frozenset({client.public}),
+            clients_dir=clients_dir,
+            names_file=directory / NAMES_FILE,
+        )
+
+
+class NameBindings:
+    """The InternalNames a broker bound to CURVE keys, kept in an append-only owner-only file so
+    that a broker started again knows them (S4). A line is written only for a new binding, which
+    is rare (a plugin's first join); reading drops malformed lines, and rewrites the file with the
+    newest bindings once it holds more than `compact_over` lines."""
+
+    def __init__(self, path: Path, compact_over: int = 131072) -> None:
+        self.path = path
+        self._compact_over = compact_over
+
+    def load(self) -> list[tuple[str, str]]:
+        """The bindings, oldest first (a later line for a name is a binding made after the older
+        one was forgotten, and wins)."""
+        pairs: list[tuple[str, str]] = []
+        try:
+            with self.path.open(encoding="utf-8", errors="replace") as lines:
+                for line in lines:
+                    try:
+                        data = json.loads(line)
+                    except ValueError:
+                        continue
+                    name, key = (data.get("name"), data.get("key")) if isinstance(data, dict) else (None, None)
+                    if isinstance(name, str) and isinstance(key, str) and _Z85_KEY.fullmatch(key):
+                        pairs.append((name, key))
+        except OSError:
+            return pairs
+        if len(pairs) > self._compact_over:
+            pairs = pairs[-self._compact_over // 2 :]
+            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.writelines(json.dumps({"name": n, "key": k}) + "\n" for n, k in pairs)
+            os.replace(temporary, self.path)
+        return pairs
+
+    def append(self, name: str, key: str) -> None:
+        """Keep one new binding (a line, flushed; an error is logged by the caller's loop, not raised
+        into the Hello that made it: the name is bound in memory either way)."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"name": name, "key": key}) + "\n")
 
 
 class _Admitted:

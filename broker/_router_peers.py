@@ -21,7 +21,7 @@ contests.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from . import _wire as w
@@ -67,25 +67,45 @@ class Sessions:
         CURVE (`Broker` sets it from its transport); None: names are bound to no key."""
         self._bound: dict[str, str] = {}
         """InternalName -> the CURVE key that first took it (S4): another key is refused it."""
+        self._on_bound: Callable[[str, str], None] | None = None
 
     @property
     def contested_names(self) -> int:
         return len({name for name, _ in self._contests})
 
-    def bind_names_to(self, key_of: Callable[[], str | None]) -> None:
+    def bind_names_to(
+        self,
+        key_of: Callable[[], str | None],
+        bound: Iterable[tuple[str, str]] = (),
+        on_bound: Callable[[str, str], None] | None = None,
+    ) -> None:
         """From now on, bind each InternalName to the key `key_of()` names for the Hello being
-        handled (S4: the CURVE key of its connection)."""
+        handled (S4: the CURVE key of its connection). `bound` are the bindings an earlier broker
+        made, oldest first (`_keys.NameBindings`); `on_bound(name, key)` hears of each new one."""
         self.key_of = key_of
+        for name, key in bound:
+            self._remember(name, key)
+        self._on_bound = on_bound
 
     def _bind(self, name: str, key: str | None) -> bool:
-        """Bind `name` to `key` on first use; whether `key` may have it (S4). The table keeps the
-        newest `MAX_BOUND_NAMES` names: a name forgotten past that is bound again on next use."""
+        """Bind `name` to `key` on first use; whether `key` may have it (S4)."""
         if key is None:
             return True
-        bound = self._bound.setdefault(name, key)
+        bound = self._bound.get(name)
+        if bound is None:
+            self._remember(name, key)
+            if self._on_bound is not None:
+                self._on_bound(name, key)
+            return True
+        return bound == key
+
+    def _remember(self, name: str, key: str) -> None:
+        """The table keeps the newest `MAX_BOUND_NAMES` names: a name forgotten past that is bound
+        again on next use."""
+        self._bound.pop(name, None)
+        self._bound[name] = key
         if len(self._bound) > MAX_BOUND_NAMES:
             del self._bound[next(iter(self._bound))]
-        return bound == key
 
     def hello(self, identity: bytes, peer: Peer | None, msg: w.Hello, now: float) -> None:
         if msg.protocol != w.PROTOCOL_VERSION:

@@ -29,6 +29,7 @@ from typing import Final
 
 from . import _wire as w
 from ._config import BrokerConfig, check_bind_endpoint
+from ._keys import NameBindings
 from ._router import Outgoing, Router
 from ._transport import UNREACHABLE, RouterTransport
 
@@ -50,8 +51,14 @@ class Broker:
         self._clock = clock
         self._transport = RouterTransport(self.config.endpoint, self.config.max_payload * 2 + 65536, self.config.curve)
         self.endpoint = self._transport.endpoint
-        if self.config.curve is not None:
-            self.router.bind_names_to(self._transport.last_key)  # S4: a name is its first key's
+        curve = self.config.curve
+        if curve is not None:  # S4: a name is its first key's, across restarts when a file keeps them
+            kept = None if curve.names_file is None else NameBindings(curve.names_file)
+            self.router.bind_names_to(
+                self._transport.last_key,
+                bound=() if kept is None else kept.load(),
+                on_bound=None if kept is None else _logging_errors(kept.append),
+            )
         self._stopping = False
         """Set by `stop()` from any thread; a bool the loop reads each turn (an Event's
         `is_set()` is a Python-level call, once a turn)."""
@@ -153,3 +160,15 @@ def _by_destination(items: list[Outgoing]) -> Iterable[tuple[bytes, list[Outgoin
         else:
             group.append(item)
     return groups.items()
+
+
+def _logging_errors(keep: Callable[[str, str], None]) -> Callable[[str, str], None]:
+    """`keep`, with an OSError logged (the binding holds in memory; the broker goes on)."""
+
+    def keep_or_log(name: str, key: str) -> None:
+        try:
+            keep(name, key)
+        except OSError as exc:
+            log.warning("the binding of %r to its key is not kept on disk: %s", name, exc)
+
+    return keep_or_log

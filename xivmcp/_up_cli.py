@@ -142,6 +142,13 @@ def cmd_up(args: argparse.Namespace) -> int:
     except EndpointError as exc:
         print_err(str(exc))
         return 2
+    from broker import IpcRefusedError, check_bind_endpoint
+
+    try:  # a bus beyond loopback without its keys: refused here, before any child starts
+        check_bind_endpoint(args.bus, allow_remote=args.curve)
+    except IpcRefusedError as exc:
+        print_err(str(exc))
+        return 2
     taken = None if mcp is None or mcp.http_port == 0 else address_taken(mcp.http_host, mcp.http_port)
     if taken is not None:  # S5: no system whose AI apps would talk to whatever holds the port
         print_err(taken)

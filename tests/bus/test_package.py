@@ -82,6 +82,7 @@ def test_all_lists_the_public_api_by_name() -> None:
             "PluginInterface",
             "SlotInfo",
             "add_client",
+            "check_bind_endpoint",
             "connect",
             "current_caller",
             "loop_options",

@@ -111,4 +111,6 @@ async def test_broker_refuses_to_bind_a_non_loopback_address() -> None:
     with anyio.fail_after(WAIT):
         done = await anyio.run_process(argv, check=False)
     assert done.returncode == 2
-    assert done.stderr.decode().startswith("Refusing to bind tcp://0.0.0.0:5: the bus has no authentication")
+    assert done.stderr.decode().startswith(
+        "Refusing to bind tcp://0.0.0.0:5: a bus without CURVE keys has no authentication"
+    )

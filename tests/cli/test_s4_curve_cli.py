@@ -1,5 +1,6 @@
-"""S4 from the shell: `xivmcp up --curve` keeps its keys in the data dir and names its public key in
-`runtime.json`; this user's commands join with no extra step, and one without the key is refused.
+"""S4 from the shell: `xivmcp up` runs its bus with CURVE keys unless told `--no-curve`; it keeps
+them in the data dir and names its public key in `bus.json` and `runtime.json`; this user's
+commands and plugins join with no extra step, and one without the key is refused.
 
 Real processes throughout: the system (`xivmcp up`: broker, game, host) and each command."""
 
@@ -30,9 +31,9 @@ def _xivmcp(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def _up(bus: str, data_dir: Path) -> Iterator[list[str]]:
-    """`xivmcp up --curve` on `bus` and `data_dir` until its host says it is ready; its lines so far."""
-    argv = testing.xivmcp_argv("up", "--curve", "--no-mcp", "--bus", bus, "--data-dir", str(data_dir))
+def _up(bus: str, data_dir: Path, *options: str) -> Iterator[list[str]]:
+    """`xivmcp up OPTIONS` on `bus` and `data_dir` until its host says it is ready; its lines so far."""
+    argv = testing.xivmcp_argv("up", *options, "--no-mcp", "--bus", bus, "--data-dir", str(data_dir))
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=os.environ)
     lines: list[str] = []
     try:
@@ -41,7 +42,7 @@ def _up(bus: str, data_dir: Path) -> Iterator[list[str]]:
             lines.append(line)
             if line.startswith("xivmcp host: ready"):
                 break
-        assert proc.poll() is None, "xivmcp up --curve ended before its host was ready"
+        assert proc.poll() is None, "xivmcp up ended before its host was ready"
         yield lines
     finally:
         proc.send_signal(signal.SIGINT)
@@ -56,7 +57,7 @@ def _up(bus: str, data_dir: Path) -> Iterator[list[str]]:
 
 @pytest.fixture
 def curve_system(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`xivmcp up --curve` on a free loopback port and a fresh data dir."""
+    """`xivmcp up` (CURVE by default) on a free loopback port and a fresh data dir."""
     bus, data_dir = testing.free_endpoint(), tmp_path / "data"
     with _up(bus, data_dir):
         yield bus, data_dir
@@ -67,6 +68,8 @@ def test_s4_this_users_commands_join_a_curve_bus_with_no_extra_step(curve_system
     runtime = json.loads((data_dir / "runtime.json").read_text())
     server = json.loads((data_dir / "bus-server.key").read_text())
     assert runtime["bus_key"] == server["public"]  # the public key only: the secret stays in its file
+    noted = json.loads((data_dir / "bus.json").read_text())  # the broker's own note, before any host
+    assert noted["bus"] == bus and noted["key"] == server["public"] and "secret" not in noted
     assert stat.S_IMODE((data_dir / "bus-server.key").stat().st_mode) == 0o600
     done = _xivmcp("gate", "list", "--data-dir", str(data_dir))  # found by the data dir alone
     assert done.returncode == 0, done.stderr
@@ -106,21 +109,42 @@ def test_s4_a_remote_plugin_joins_with_a_key_the_player_allowed(tmp_path: Path) 
 
 def test_s4_a_bus_beyond_loopback_is_refused_without_curve(tmp_path: Path) -> None:
     done = _xivmcp("broker", "--bus", "tcp://0.0.0.0:0", "--data-dir", str(tmp_path / "data"))
-    assert done.returncode == 2 and "Pass --curve" in done.stderr, done.stderr
+    assert done.returncode == 2 and "`xivmcp broker --curve`" in done.stderr, done.stderr
+    done = _xivmcp("up", "--no-curve", "--no-mcp", "--bus", "tcp://0.0.0.0:0", "--data-dir", str(tmp_path / "up"))
+    assert done.returncode == 2 and "without --no-curve" in done.stderr, done.stderr
+
+
+def test_s4_xivmcp_up_no_curve_runs_a_plain_bus_any_local_process_joins(tmp_path: Path) -> None:
+    bus, data_dir, elsewhere = testing.free_endpoint(), tmp_path / "data", tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    with _up(bus, data_dir, "--no-curve") as said:
+        assert not any("CURVE" in line for line in said)
+        assert json.loads((data_dir / "runtime.json").read_text()).get("bus_key") is None
+        assert not (data_dir / "bus.json").exists() and not (data_dir / "bus-client.key").exists()
+        done = _xivmcp("gate", "list", "--bus", bus, "--data-dir", str(elsewhere))  # no key anywhere
+        assert done.returncode == 0 and "XivMcp." in done.stdout, done.stderr
 
 
 @pytest.mark.parametrize(
-    ("sample", "says"), [("myplugin", "MyPlugin: connected to"), ("raw_gates", "RawPlugin: connected to")]
+    ("sample", "says", "option"),
+    [
+        ("myplugin", "MyPlugin: connected to", False),
+        ("myplugin", "MyPlugin: connected to", True),
+        ("raw_gates", "RawPlugin: connected to", True),
+    ],
+    ids=["kit-by-environment", "kit-by-data-dir", "raw-by-data-dir"],
 )
 def test_s4_a_plugin_of_this_user_joins_with_no_extra_step(
-    curve_system: tuple[str, Path], sample: str, says: str
+    curve_system: tuple[str, Path], sample: str, says: str, option: bool
 ) -> None:
-    """The kit's sample finds the data dir as a plugin started with no option does; the raw one is
-    given `--data-dir`, as a plugin of another system would be."""
+    """A plugin finds the key where it finds the bus: the data dir of $XIVMCP_DATA_DIR, as a plugin
+    started with no option does, or the one `--data-dir` names (whatever the default data dir holds)."""
     bus, data_dir = curve_system
     env = {**os.environ, "XIVMCP_DATA_DIR": str(data_dir)}
     env.pop("XIVMCP_BUS", None)
-    options = ["--data-dir", str(data_dir)] if sample == "raw_gates" else []
+    if option:
+        env["XIVMCP_DATA_DIR"] = str(data_dir.parent / "not-this-one")
+    options = ["--data-dir", str(data_dir)] if option else []
     argv = [sys.executable, "-m", f"plugins_sample.{sample}", *options]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
     try:
