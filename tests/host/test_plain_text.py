@@ -42,3 +42,6 @@ async def test_s3_progress_lines_summaries_and_job_names_with_control_characters
             await ok(plugin.pi, "ReportProgress", call_id, "12 kills, \u00e9t\u00e9 \u202e")  # text is text
             await ok(plugin.pi, "CompleteCall", call_id, "31")
             assert (await call.outcome()).result == 31
+        steps = [{"tool": "echo", "args": {"text": "x"}}]  # the assistant's own job: the same rule
+        error = await player.error("start_job", {"name": "farm\r\x1b[2K", "steps": steps})
+        assert error.startswith("start_job refused the job's 'name': it holds control characters (\\r, \\x1b)"), error

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from gates.contract import JobInfo, JobStep, RefusedError, StepState
+from gates.contract import JobInfo, JobStep, RefusedError, StepState, refuse_control_characters
 from gates.player import JobSummary
 
 from ..tools._args import ToolArgs, ToolHandler
@@ -69,7 +69,9 @@ class JobTools:
         }
 
     async def _start(self, args: ToolArgs, _: Any) -> dict[str, Any]:
-        job = self._jobs.start(args.text("name", required=True) or "", decode_steps(args.items("steps")), None)
+        name = args.text("name", required=True) or ""
+        refuse_control_characters("start_job", "job's 'name'", name)  # S3: the player reads it on a line
+        job = self._jobs.start(name, decode_steps(args.items("steps")), None)
         await self._jobs.durable()
         return {"started": {"id": job.id, "name": job.name, "state": job.state.value}, "poll": f"get_job id={job.id}"}
 
