@@ -28,7 +28,7 @@ import anyio
 import anyio.abc
 
 from broker import CurveClient, connect, run_main
-from gates.contract import PLAYER_KEY_FILE
+from gates.contract import PLAYER_KEY_FILE, EscapedLogFormatter
 
 from ._admin import AdminDoor
 from ._clock import Clock, RealClock, TestClock
@@ -180,7 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_game_options(parser)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    handler = logging.StreamHandler()  # a log line may quote a plugin's words: shown escaped (S3)
+    handler.setFormatter(EscapedLogFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     return run_game(
         GameConfig(
             bus=args.bus,

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from broker import run_main
-from gates.contract import ENV_DATA_DIR, find_bus
+from gates.contract import ENV_DATA_DIR, EscapedLogFormatter, find_bus
 from gates.plugin import bus_keys
 
 _VERBOSE = [False]
@@ -35,7 +35,9 @@ def parse_args(name: str, extra: Callable[[argparse.ArgumentParser], None] | Non
         os.environ[ENV_DATA_DIR] = str(data_dir)
     args.bus = find_bus(args.bus, data_dir)
     args.curve = bus_keys(args.bus, data_dir)  # S4: the data dir's key when its bus asks for one
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)  # a log line may quote another's words: escaped (S3)
+    handler.setFormatter(EscapedLogFormatter(logging.BASIC_FORMAT))
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, handlers=[handler])
     if not args.verbose:
         logging.getLogger("xivmcp.bus").setLevel(logging.ERROR)  # run() says what went wrong, once
     _VERBOSE[0] = args.verbose

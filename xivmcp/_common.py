@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -21,15 +20,6 @@ def print_err(text: str) -> None:
     """`text` on stderr, each of its lines with control characters escaped: a message may quote a
     plugin's or the game's words, and the terminal must not obey them (S3)."""
     print("\n".join(escaped(line) for line in text.split("\n")), file=sys.stderr, flush=True)
-
-
-class EscapedLogFormatter(logging.Formatter):
-    """Log lines whose message shows control characters escaped: a host's log quotes plugins' names,
-    tools and errors, and whoever reads its stderr must not have the terminal obey them (S3).
-    Tracebacks are the process's own and keep their lines."""
-
-    def formatMessage(self, record: logging.LogRecord) -> str:
-        return escaped(super().formatMessage(record))
 
 
 def run_async(main: Callable[[], Awaitable[int]], *, verbose: bool = False) -> int:

@@ -31,12 +31,11 @@ from gates.contract import (
     DEFAULT_BUS,
     ENV_BUS,
     ENV_DATA_DIR,
+    EscapedLogFormatter,
     bus_is_local,
     default_data_dir,
     find_bus,
 )
-
-from ._common import EscapedLogFormatter
 
 _MODULES: Final = (
     "_up_cli",

@@ -166,7 +166,14 @@ from ._runtime import (
     remove_runtime,
     write_runtime,
 )
-from ._text import BIDI_CONTROLS, control_characters_in, escaped, escaped_json, refuse_control_characters
+from ._text import (
+    BIDI_CONTROLS,
+    EscapedLogFormatter,
+    control_characters_in,
+    escaped,
+    escaped_json,
+    refuse_control_characters,
+)
 
 __all__ = [
     "BIDI_CONTROLS",
@@ -281,6 +288,7 @@ __all__ = [
     "decode_tool_definition",
     "default_mode",
     "encode_json",
+    "EscapedLogFormatter",
     "control_characters_in",
     "error_reply",
     "escaped",

@@ -13,6 +13,7 @@ checker and the host.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Final
 
@@ -20,6 +21,7 @@ from ._errors import RefusedError
 
 __all__ = [
     "BIDI_CONTROLS",
+    "EscapedLogFormatter",
     "control_characters_in",
     "escaped",
     "escaped_json",
@@ -82,3 +84,13 @@ def refuse_control_characters(gate: str, field: str, text: str) -> None:
             f"{gate} refused the {field}: it holds control characters ({found}), which would let it hide "
             f"or rewrite what the player reads. Send plain text on one line, without escape sequences."
         )
+
+
+class EscapedLogFormatter(logging.Formatter):
+    """Log lines whose message shows control characters escaped: a process's log quotes plugins'
+    names, tools and errors, and whoever reads its stderr must not have the terminal obey them (S3).
+    Tracebacks are the process's own and keep their lines. Used by every program's logging: the
+    command line, the game, the kit's plugins."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return escaped(super().formatMessage(record))

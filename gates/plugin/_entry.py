@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from broker import CurveClient, noted_bus_key, run_main
-from gates.contract import ENV_DATA_DIR, bus_is_local, default_data_dir, find_bus, read_runtime
+from gates.contract import ENV_DATA_DIR, EscapedLogFormatter, bus_is_local, default_data_dir, find_bus, read_runtime
 
 __all__ = ["bus_key", "bus_keys", "parse_command_line", "run_on_asyncio"]
 
@@ -40,7 +40,9 @@ def parse_command_line(internal_name: str, argv: Sequence[str] | None = None) ->
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log everything to stderr")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)  # a log line may quote another's words: escaped (S3)
+    handler.setFormatter(EscapedLogFormatter(logging.BASIC_FORMAT))
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, handlers=[handler])
     if not args.verbose:
         logging.getLogger("xivmcp.bus").setLevel(logging.ERROR)  # run_on_asyncio says what went wrong, once
     if args.data_dir:
