@@ -144,7 +144,7 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
     # 19: faithful verdicts: the real host's catalog, installed plugins, what the assistant sees, the
     # whole difference judged, the job and approval gates, the fidelity ledger (docs/fidelity.md).
     19: tuple(f"F{n}" for n in range(1, 6)),
-    # 20: a bus nobody can abuse. S4 (only this user's processes, the bus across machines) is not built yet.
-    20: ("S1", "S2", "S3", "S5"),
+    # 20: a bus nobody can abuse: private gates, bounded work, escaped text, keys, the endpoint.
+    20: tuple(f"S{n}" for n in range(1, 6)),
 }
 """The rule ids each issue covers; every one must be named by some test."""
