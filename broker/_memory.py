@@ -24,7 +24,7 @@ from typing import Any
 from ._config import BrokerConfig
 from ._peer import PluginInterface, connect_with
 from ._router import Outgoing, Router
-from ._transport_base import OnFrame, OnUnsent, Packer, TransportBusyError
+from ._transport_base import OnFrame, OnRefused, OnUnsent, Packer, TransportBusyError
 
 __all__ = ["MemoryBroker"]
 
@@ -51,7 +51,9 @@ class MemoryBroker:
 
     # --- the Connector ---------------------------------------------------------------------
 
-    def open(self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent) -> _MemoryTransport:
+    def open(
+        self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent, on_refused: OnRefused
+    ) -> _MemoryTransport:
         self._opened += 1
         identity = b"\x00memory-%d" % self._opened  # as a ROUTER names a connection: opaque bytes
         transport = _MemoryTransport(self, identity, on_frame)
@@ -115,6 +117,9 @@ class _MemoryTransport:
     def _take(self, frame: bytes) -> None:
         if not self._closed:
             self._on_frame(frame)
+
+    def settled(self) -> None:
+        """Nothing to stop: a connection in memory has no handshake to fail."""
 
     def close(self) -> None:
         if not self._closed:

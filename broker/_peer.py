@@ -262,6 +262,7 @@ class PluginInterface:
         link.connected = True
         if link.transport is not None:
             link.transport.pack = w.batches if msg.batch else None
+            link.transport.settled()  # the handshake went through: stop watching it (S4)
         self._serving.restore()
         self._subscriptions.restore()
         log.info("%s %s the bus at %s", self.name, "reconnected to" if reconnect else "connected to", self.endpoint)
@@ -340,8 +341,10 @@ async def connect(
 ) -> AsyncIterator[PluginInterface]:
     """Connect to the bus as InternalName `name`; `endpoint` defaults to $XIVMCP_BUS, then
     tcp://127.0.0.1:37520. With `curve`, join a CURVE bus as that client pair (S4). Raises
-    `IpcRefusedError` if the name is taken or malformed, and `IpcDisconnectedError` if no broker
-    answers within `connect_timeout` seconds (as when a CURVE bus does not admit the key)."""
+    `IpcRefusedError` if the name is taken or malformed, or at once if the broker refuses the
+    handshake (a CURVE bus and no key, a key it does not admit or one made for another bus; a
+    key for a plain bus), and `IpcDisconnectedError` if no broker answers within
+    `connect_timeout` seconds."""
     connector = ZMQ if curve is None else ZmqConnector(curve)
     async with connect_with(connector, resolve_endpoint(endpoint), name, connect_timeout=connect_timeout) as pi:
         yield pi

@@ -75,7 +75,13 @@ class Link:
 
     def open(self, on_frame: OnFrame) -> None:
         """Open the transport; every frame the broker sends goes to `on_frame`."""
-        self.transport = self.connector.open(self.endpoint, on_frame, MAX_FRAME, self._on_unsent)
+        self.transport = self.connector.open(self.endpoint, on_frame, MAX_FRAME, self._on_unsent, self._on_refused)
+
+    def _on_refused(self, why: str) -> None:
+        """The broker refused the connection in its handshake (S4): `connect` raises `why` at once."""
+        if not self.closed:
+            self.refused = IpcRefusedError(why)
+            self.changed()
 
     def close(self) -> None:
         """Closed: no more sends, the tasks cancelled, the transport closed."""

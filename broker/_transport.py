@@ -11,7 +11,12 @@ through `ZMQ`, the default `_transport_base.Connector`):
   without the draft ZMQ_ROUTER_NOTIFY option, which the bundled libzmq lacks, the ROUTER never
   learns which routing identity died;
 * `DealerTransport`, a peer's DEALER socket, driven by the running asyncio loop through the
-  socket's file descriptor. Sends never block: a full queue is an error the caller sees;
+  socket's file descriptor. Sends never block: a full queue is an error the caller sees. Until
+  the peer is `settled` (its Welcome came), a socket monitor on the same loop watches the
+  handshakes (S4): a broker that refuses one ends the connection before reading a frame, so
+  only the monitor can tell why (with, when libzmq gives no detail, the broker's greeting:
+  `_handshake`), and the peer raises that at once instead of waiting out its connect_timeout.
+  Settled, the monitor is closed: nothing of it is left on the hot path;
 * `LivenessBeacon`, a daemon thread of a peer with a DEALER socket of its own (ZeroMQ sockets
   are not thread-safe; the context is), which says Alive every heartbeat and hands each answer
   to a callback. It keeps a process alive at the broker while its event loop is blocked (a sync
@@ -51,8 +56,10 @@ from typing import TYPE_CHECKING, Any, Final, cast
 import zmq
 import zmq.auth.thread
 import zmq.backend
+from zmq.utils.monitor import recv_monitor_message
 
-from ._transport_base import ClientKeys, OnFrame, OnUnsent, Packer, ServerKeys, TransportBusyError
+from ._handshake import HandshakeFailure, from_mechanism, mechanism_at, mismatched, refusal
+from ._transport_base import ClientKeys, OnFrame, OnRefused, OnUnsent, Packer, ServerKeys, TransportBusyError
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -73,6 +80,9 @@ _POLLIN: Final = int(zmq.POLLIN)
 _POLLOUT: Final = int(zmq.POLLOUT)
 _COPY_BELOW: Final = 65536
 """Frames smaller than this are copied into ZeroMQ; bigger ones are lent (zero-copy)."""
+_HANDSHAKE_FAILED: Final = int(
+    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+)
 
 # pyzmq's Python-level `Socket.send` only adds the draft API's routing_id and group before it
 # calls its compiled base class: calling the base directly saves about 0.3 us a send.
@@ -254,9 +264,13 @@ class DealerTransport:
         max_frame: int,
         on_unsent: Callable[[list[asyncio.Future[Any]]], None],
         curve: ClientKeys | None = None,
+        on_refused: OnRefused | None = None,
     ) -> None:
         self._on_frame = on_frame
         self._on_unsent = on_unsent
+        self._on_refused = on_refused
+        self._endpoint = endpoint
+        self._curve = curve
         self.pack: Packer | None = None
         """How to join queued messages into batch frames; None: one frame each."""
         self._ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
@@ -269,6 +283,11 @@ class DealerTransport:
         sock.setsockopt(zmq.RECONNECT_IVL, 100)
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
         _curve_client(sock, curve)
+        # Watched from before the connection, so its first handshake is seen (S4; until `settled`).
+        self._monitor = None if on_refused is None else sock.get_monitor_socket(_HANDSHAKE_FAILED)
+        self._monitor_fd = -1 if self._monitor is None else int(self._monitor.getsockopt(zmq.FD))
+        self._probe: asyncio.Task[str | None] | None = None
+        """The broker's greeting, asked once after a handshake failed without detail (`_handshake`)."""
         sock.connect(endpoint)
         self._sock = sock
         self._fd = int(sock.getsockopt(zmq.FD))
@@ -286,12 +305,16 @@ class DealerTransport:
         self._thread_wake: threading.Event | None = None
         try:
             self._loop.add_reader(self._fd, self._drain)
+            if self._monitor is not None:
+                self._loop.add_reader(self._monitor_fd, self._read_monitor)
         except NotImplementedError:
             # A loop without add_reader (asyncio's Proactor loop on Windows): watch the
             # descriptor from a thread instead. select() only reads the OS handle.
             self._thread_wake = threading.Event()
             threading.Thread(target=self._watch_fd, name="xivmcp-bus-fd", daemon=True).start()
         self._loop.call_soon(self._drain)
+        if self._monitor is not None:
+            self._loop.call_soon(self._read_monitor)
 
     def send(self, frame: bytes, waiter: asyncio.Future[Any] | None = None) -> None:
         """Send `frame`; `waiter` hears if it is lost after all (it was queued, then not sent).
@@ -375,16 +398,69 @@ class DealerTransport:
             if self._thread_wake is not None:
                 self._thread_wake.set()
 
+    def _read_monitor(self) -> None:
+        """Read what the monitor saw of the handshakes; tell `on_refused` if the broker refused one
+        (libzmq then never tries that connection again), or ask why if it only closed one."""
+        monitor, failure = self._monitor, None
+        while monitor is not None and failure is None and _get(monitor, _EVENTS) & _POLLIN:
+            seen = recv_monitor_message(monitor, _NOBLOCK)
+            event, value = seen["event"], seen["value"]
+            if event == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL and value == zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH:
+                failure = mismatched(self._curve is not None)
+            elif event == zmq.EVENT_HANDSHAKE_FAILED_AUTH and value == 400:
+                failure = "key refused"
+            elif event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL and self._probe is None:
+                self._probe = self._loop.create_task(mechanism_at(self._endpoint))
+                self._probe.add_done_callback(self._on_mechanism)
+        if failure is not None:
+            self._refused(failure)
+
+    def _on_mechanism(self, probe: asyncio.Task[str | None]) -> None:
+        if not probe.cancelled() and probe.exception() is None and self._monitor is not None:
+            failure = from_mechanism(probe.result(), self._curve is not None)
+            if failure is not None:
+                self._refused(failure)
+
+    def _refused(self, failure: HandshakeFailure) -> None:
+        on_refused = self._on_refused
+        self.settled()  # said once
+        if on_refused is not None:
+            on_refused(refusal(failure, self._endpoint, self._curve))
+
+    def settled(self) -> None:
+        """The broker answered: close the handshake's monitor (it costs nothing from now on)."""
+        monitor, self._monitor = self._monitor, None
+        if monitor is None:
+            return
+        if self._probe is not None:
+            self._probe.cancel()
+        if self._thread_wake is None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._monitor_fd)
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.disable_monitor()  # frees its inproc address, named after the socket's fd
+        monitor.close(0)
+
     def _watch_fd(self) -> None:
         wake = self._thread_wake
         assert wake is not None
         while not self._closed:
             with contextlib.suppress(OSError, ValueError):
-                readable, _, _ = select.select([self._fd], [], [], 0.5)
+                watched = [self._fd] if self._monitor is None else [self._fd, self._monitor_fd]
+                readable, _, _ = select.select(watched, [], [], 0.5)
                 if readable and not self._closed:
                     wake.clear()
-                    self._loop.call_soon_threadsafe(self._drain)
+                    self._loop.call_soon_threadsafe(self._read_for_thread)
                     wake.wait(1.0)
+
+    def _read_for_thread(self) -> None:
+        """A descriptor the thread watches was readable: read both (which spends their edges, so
+        the thread may watch again, even if nothing was there)."""
+        if self._monitor is not None:
+            self._read_monitor()
+        self._drain()
+        if self._thread_wake is not None:
+            self._thread_wake.set()
 
     def close(self) -> None:
         """Send what is still queued (a Bye, say), then close the socket."""
@@ -393,6 +469,7 @@ class DealerTransport:
         with contextlib.suppress(zmq.ZMQError):
             self._send_queued()
         self._closed = True
+        self.settled()
         if self._thread_wake is None:
             with contextlib.suppress(Exception):
                 self._loop.remove_reader(self._fd)
@@ -489,8 +566,10 @@ class ZmqConnector:
     def __init__(self, curve: ClientKeys | None = None) -> None:
         self._curve = curve
 
-    def open(self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent) -> DealerTransport:
-        return DealerTransport(endpoint, on_frame, max_frame, on_unsent, self._curve)
+    def open(
+        self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent, on_refused: OnRefused
+    ) -> DealerTransport:
+        return DealerTransport(endpoint, on_frame, max_frame, on_unsent, self._curve, on_refused)
 
     def beacon(
         self, endpoint: str, make_frame: Callable[[], bytes], on_reply: OnFrame, interval: float, name: str

@@ -5,8 +5,9 @@ sockets, so that a peer runs on ZeroMQ (`_transport.ZMQ`, the default) or in mem
 A `Connector` opens two things for a peer: its `PeerTransport`, which carries every frame to and
 from the broker, and its liveness `Beacon`, which tells the broker the process is alive whatever
 its event loop does (or no beacon, where nothing can freeze, as in memory). Nothing here names a
-socket: a transport hands each received frame to `on_frame`, and raises `TransportBusyError`
-when it cannot take a frame.
+socket: a transport hands each received frame to `on_frame`, raises `TransportBusyError` when it
+cannot take a frame, and tells `on_refused` why if the broker refuses the connection before any
+frame (a CURVE handshake that failed, S4) until the peer says it is `settled` (its Welcome came).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ OnFrame = Callable[["Buffer"], None]
 """Called with every frame the broker sends."""
 OnUnsent = Callable[[list[asyncio.Future[Any]]], None]
 """Called with the waiters of frames that were queued and then could not be sent."""
+OnRefused = Callable[[str], None]
+"""Called once, with a sentence saying why, if the broker refused the connection itself (S4)."""
 
 
 class ServerKeys(Protocol):
@@ -63,6 +66,10 @@ class PeerTransport(Protocol):
         `on_unsent` if the frame was queued and then could not be sent."""
         ...
 
+    def settled(self) -> None:
+        """The broker answered (a Welcome): stop watching for a refused handshake (`on_refused`)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -78,8 +85,11 @@ class Beacon(Protocol):
 class Connector(Protocol):
     """How a peer reaches a broker."""
 
-    def open(self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent) -> PeerTransport:
-        """The connection to the broker at `endpoint`; frames over `max_frame` bytes are dropped."""
+    def open(
+        self, endpoint: str, on_frame: OnFrame, max_frame: int, on_unsent: OnUnsent, on_refused: OnRefused
+    ) -> PeerTransport:
+        """The connection to the broker at `endpoint`; frames over `max_frame` bytes are dropped, and
+        `on_refused` hears if the broker refuses it before it is `settled`."""
         ...
 
     def beacon(

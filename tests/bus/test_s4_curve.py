@@ -1,7 +1,8 @@
 """S4 across the socket: a CURVE bus admits the data dir's client key and refuses every other.
 
 The broker runs in a thread of the test on a real loopback socket; each client is a process of
-its own (`python -c`), which joins with the key it is given and prints what it learned."""
+its own (`python -c`), which joins with the key it is given and prints what it learned, or the
+test's own peer when what matters is how soon it is told (a refused handshake: at once)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,19 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 import broker
+from broker import _transport
 from broker._transport import new_keypair
 
 WAIT = 20.0
-"""A backstop for a client process; each one ends by itself (joined, or refused after 2 s)."""
+"""A backstop for a client process; each one ends by itself (joined, or refused)."""
+PATIENT = 30.0
+"""The connect_timeout of a client the broker refuses in its handshake: it must not wait it out."""
+BACKSTOP = 10.0
+"""How long such a client may take to be refused before the test fails (it takes milliseconds)."""
 
 _CLIENT = """
 import sys, anyio, broker
@@ -58,6 +65,24 @@ def curve_bus(data_dir: Path) -> Iterator[broker.Broker]:
         bus.close()
 
 
+@pytest.fixture
+def plain_bus() -> Iterator[broker.Broker]:
+    bus = broker.Broker(broker.BrokerConfig(endpoint="tcp://127.0.0.1:0")).start_in_thread()
+    try:
+        yield bus
+    finally:
+        bus.close()
+
+
+async def _refused(endpoint: str, curve: broker.CurveClient | None) -> str:
+    """What `connect` raises for a client the broker refuses in its handshake, long before the
+    connect_timeout would end (a refusal is told at once, not as "no broker answered")."""
+    with anyio.fail_after(BACKSTOP), pytest.raises(broker.IpcRefusedError) as refused:
+        async with broker.connect(endpoint, "Knocker", connect_timeout=PATIENT, curve=curve):
+            pass
+    return str(refused.value)
+
+
 def _client(endpoint: str, name: str, mode: str, arg: str = "") -> str:
     done = subprocess.run(
         [sys.executable, "-c", _CLIENT, endpoint, name, mode, arg],
@@ -82,8 +107,9 @@ def test_s4_a_key_not_allowed_is_refused_and_learns_nothing(curve_bus: broker.Br
     public, secret = new_keypair()
     stranger = _client(curve_bus.endpoint, "Evil", "pair", f"{server},{public},{secret}")
     plain = _client(curve_bus.endpoint, "Plain", "plain")
-    for said in (stranger, plain):
-        assert said.startswith("refused No broker answered"), said  # no Welcome: not even the peers
+    # No Welcome: not even the peers; only why.
+    assert stranger.startswith(f"refused The bus at {curve_bus.endpoint} did not admit"), stranger
+    assert plain.startswith(f"refused The bus at {curve_bus.endpoint} admits only processes holding"), plain
     assert "Evil" not in curve_bus.router.peers and "Plain" not in curve_bus.router.peers
     # The player admits the key (as `xivmcp keys import` will): the same process now joins.
     broker.add_client(data_dir / "bus-clients", "laptop", public)
@@ -114,3 +140,55 @@ def test_s4_a_name_bound_to_one_key_is_refused_to_another(curve_bus: broker.Brok
     # B4 still holds: the first key takes its name back, and the other key joins under its own.
     assert _client(curve_bus.endpoint, "Shop", "datadir", str(data_dir)).startswith("joined")
     assert _client(curve_bus.endpoint, "Laptop", "pair", f"{server},{public},{secret}").startswith("joined")
+
+
+@pytest.mark.asyncio
+async def test_s4_a_process_without_a_key_is_told_at_once_that_the_bus_wants_one(curve_bus: broker.Broker) -> None:
+    said = await _refused(curve_bus.endpoint, None)
+    assert said.startswith(
+        f"The bus at {curve_bus.endpoint} admits only processes holding its CURVE key (S4), and this process "
+        "joined without one: pass curve=gates.plugin.bus_keys(bus) to broker.connect"
+    ), said
+
+
+@pytest.mark.asyncio
+async def test_s4_a_key_the_bus_does_not_admit_is_told_at_once_and_named(
+    curve_bus: broker.Broker, data_dir: Path
+) -> None:
+    stranger = broker.CurveClient.new(broker.CurveServer.in_dir(data_dir).public)
+    said = await _refused(curve_bus.endpoint, stranger)
+    assert said.startswith(
+        f"The bus at {curve_bus.endpoint} did not admit this process's CURVE key {stranger.public}: it admits "
+        "this user's key (the data dir's bus-client.key) and the keys `xivmcp keys allow NAME -- KEY` added"
+    ), said
+    assert "Knocker" not in curve_bus.router.peers
+
+
+@pytest.mark.asyncio
+async def test_s4_a_key_for_a_plain_bus_is_told_at_once_to_join_without(plain_bus: broker.Broker) -> None:
+    keys = broker.CurveClient.new(new_keypair()[0])
+    said = await _refused(plain_bus.endpoint, keys)
+    assert said.startswith(
+        f"The bus at {plain_bus.endpoint} does not use CURVE, and this process joined with a key: "
+        "join without one (curve=None"
+    ), said
+
+
+@pytest.mark.asyncio
+async def test_s4_a_key_made_for_another_bus_is_told_at_once(curve_bus: broker.Broker) -> None:
+    elsewhere = broker.CurveClient.new(new_keypair()[0])  # a pair for another broker's public key
+    said = await _refused(curve_bus.endpoint, elsewhere)
+    assert said.startswith(
+        f"The bus at {curve_bus.endpoint} uses CURVE with another key than {elsewhere.server}, the one this "
+        "process was given"
+    ), said
+
+
+@pytest.mark.asyncio
+async def test_s4_a_process_that_joined_watches_its_handshake_no_more(curve_bus: broker.Broker, data_dir: Path) -> None:
+    """The handshake's monitor lives until the Welcome: nothing of it is left on the hot path."""
+    with anyio.fail_after(BACKSTOP):
+        async with broker.connect(curve_bus.endpoint, "Mine", curve=broker.CurveClient.load(data_dir)) as pi:
+            transport = pi._link.transport
+            assert isinstance(transport, _transport.DealerTransport)
+            assert transport._monitor is None and transport._probe is None

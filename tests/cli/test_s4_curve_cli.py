@@ -81,7 +81,7 @@ def test_s4_a_command_without_the_key_is_refused(curve_system: tuple[str, Path],
     elsewhere = tmp_path / "another-user"
     elsewhere.mkdir(mode=0o700)
     done = _xivmcp("gate", "list", "--bus", bus, "--data-dir", str(elsewhere))
-    assert done.returncode == 2 and "No broker answered" in done.stderr, done.stderr
+    assert done.returncode == 2 and "admits only processes holding its CURVE key" in done.stderr, done.stderr
     assert done.stdout == ""  # learned nothing: no gate, no peer
     done = _xivmcp("gate", "list", "--curve", "--bus", bus, "--data-dir", str(elsewhere))
     assert done.returncode == 2 and "holds none" in done.stderr, done.stderr
