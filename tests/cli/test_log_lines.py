@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from xivmcp._common import EscapedLogFormatter
+from gates.contract import EscapedLogFormatter
 
 
 def test_s3_a_log_line_quoting_a_plugin_shows_its_control_characters_escaped() -> None:
