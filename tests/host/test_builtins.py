@@ -54,17 +54,21 @@ async def test_f1_w5_an_unsimulated_built_ins_step_is_judged_by_its_module_first
             "/xivmcp → Modules (`xivmcp module autohook changes allow`)."
         )
         await player.module("autohook", "changes", "ask")
+        errors: list[str | None] = []
+
+        async def run() -> None:
+            errors.append(await fish())
+
         async with anyio.create_task_group() as tg:
-            errors: list[str | None] = []
-
-            async def run() -> None:
-                errors.append(await fish())
-
             tg.start_soon(run)
             approval = await player.wait_approval("catch_fish")
             assert approval.summary == "XIV MCP wants to run catch_fish (AutoHook, changes)"
             await player.decline(approval.approval_id)
-        assert errors == ["The player declined catch_fish."]
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            await player.approve((await player.wait_approval("catch_fish")).approval_id, session=True)
+        assert errors == ["The player declined catch_fish.", NOT_SIMULATED.format("catch_fish")]
+        assert await fish() == NOT_SIMULATED.format("catch_fish")  # approved for the session: not asked again
         await player.tool("catch_fish", "deny")
         assert await fish() == (
             "catch_fish is set to Deny in /xivmcp → Modules (AutoHook), so it can't run. The player can change "
@@ -80,9 +84,8 @@ async def test_f1_w5_an_unsimulated_built_ins_step_is_judged_by_its_module_first
     decisions = [e["details"] for e in read_audit(tmp_path) if e["kind"] == "decision" and e["tool"] == "catch_fish"]
     assert [d["reason"] for d in decisions] == ["module_denied", "declined", "tool_denied", "module_off"]
     ran = [e["details"] for e in read_audit(tmp_path) if e["kind"] == "call" and e["tool"] == "catch_fish"]
-    assert ran == [
-        {"ok": False, "module": "autohook", "decision": "allowed", "error": NOT_SIMULATED.format("catch_fish")}
-    ]
+    failed = {"ok": False, "module": "autohook", "error": NOT_SIMULATED.format("catch_fish")}
+    assert ran == [{**failed, "decision": d} for d in ("approved", "approved_session", "allowed")]
 
 
 async def test_f1_calling_an_unsimulated_built_in_directly_is_refused_as_before_whatever_its_module_says(
