@@ -88,6 +88,25 @@ async def test_f1_w5_an_unsimulated_built_ins_step_is_judged_by_its_module_first
     assert ran == [{**failed, "decision": d} for d in ("approved", "approved_session", "allowed")]
 
 
+async def test_f1_j8_an_unsimulated_changing_step_waits_for_the_acting_step_of_another_job(tmp_path: Path) -> None:
+    """In the game it changes something, so it waits its turn as any acting step does; then it fails here."""
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = player_of(plugin.pi, tmp_path)
+        await plugin.register("testpeer_act", capabilities=["game_ui"])
+        await player.enable("TestPeer")
+        await player.set_modes("TestPeer", game_ui="allow")
+        await player.module("autohook", "changes", "allow")
+        first = host.jobs.start("first", [JobStep(id="act", tool="testpeer_act", args={})], None)
+        call_id, _, _ = await plugin.next_invoke()  # the first job's acting step runs
+        second = host.jobs.start("fish", [JobStep(id="fish", tool="catch_fish", args={})], None)
+        waiting = await until(host, second.id, lambda j: bool(j.message and j.message.startswith("Waits for job")))
+        assert waiting.state is JobState.QUEUED
+        await ok(plugin.pi, "CompleteCall", call_id, "1")
+        await until(host, first.id, lambda j: j.state is JobState.COMPLETED)
+        job = await until(host, second.id, lambda j: j.state is JobState.PENDING)
+    assert job.steps[0].error == NOT_SIMULATED.format("catch_fish")
+
+
 async def test_f1_calling_an_unsimulated_built_in_directly_is_refused_as_before_whatever_its_module_says(
     tmp_path: Path,
 ) -> None:

@@ -102,11 +102,15 @@ class JobChecks:
         return f"s{n}"
 
     def is_acting(self, tool: str) -> bool:
-        """Whether a step of `tool` takes the one acting slot (it changes something, and does not only wait)."""
+        """Whether a step of `tool` takes the one acting slot (it changes something, and does not only
+        wait); a changing built-in the game does not perform takes it too, as it would in the game (F1)."""
         if tool in WAITING_TOOLS:
             return False
         registered = self._registry.get(tool)
-        return registered is not None and not registered.definition.read_only
+        if registered is None:
+            builtin = BUILTIN_TOOLS.get(tool)
+            return builtin is not None and not builtin.read_only
+        return not registered.definition.read_only
 
     @staticmethod
     def decode_args(args: Any) -> dict[str, Any]:
