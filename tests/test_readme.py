@@ -28,10 +28,11 @@ import pytest
 
 from bench import fuzz, soak
 from broker import DEFAULT_ENDPOINT, BrokerConfig
-from gates.contract import DEFAULT_BUS
+from gates.contract import BUILTIN_TOOL_NAMES, DEFAULT_BUS, REAL_HOST
 from gates.host import APPROVAL_TIMEOUT, HostLimits
 from gates.host.jobs._room import MAX_BYTES_PER_OWNER, MAX_JOBS_PER_OWNER
 from gates.host.jobs._runner import MAX_JOBS
+from gates.host.tools._core_definitions import CORE_DEFINITIONS
 from gates.mcp import DEFAULT_HTTP_PORT, HttpLimits
 from gates.testing import Process, free_port
 
@@ -97,10 +98,24 @@ def test_the_numbers_the_readme_quotes_are_the_codes() -> None:
         f"gives each {HttpLimits().header_seconds:g} seconds to send its\nrequest head": True,
         f"Jobs: {MAX_JOBS:,} in all": True,
         f"{MAX_JOBS_PER_OWNER:,} jobs and {MAX_BYTES_PER_OWNER // 2**20} MiB of stored job": True,
+        f"({len(REAL_HOST.tools)} are\nknown": True,
+        _builtins_simulated(): True,
     }
     for phrase, holds in quoted.items():
         assert phrase in text, f"the README no longer says {phrase!r}"
         assert holds, phrase
+
+
+def _builtins_simulated() -> str:
+    """The count `xivmcp tools --builtin` ends with, from the real host's catalog and the host's own tools."""
+    performed = {d.name for d in CORE_DEFINITIONS} & BUILTIN_TOOL_NAMES
+    core = {m.id for m in REAL_HOST.modules if m.plugin is None}
+    in_core = sum(t.module in core for t in REAL_HOST.tools)
+    driven = len(REAL_HOST.modules) - len(core)
+    return (
+        f"simulated here: {len(performed)} of {len(REAL_HOST.tools)} built-in tools ({in_core} core in "
+        f"{len(core)} modules, {len(REAL_HOST.tools) - in_core} in {driven} integrations)"
+    )
 
 
 class Session:

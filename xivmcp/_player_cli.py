@@ -24,7 +24,7 @@ import msgspec
 
 from broker import PluginInterface, connect
 from game import GameClient, GameError
-from gates.contract import HOST_NAME, Answer, escaped, escaped_json
+from gates.contract import HOST_NAME, Answer, escaped
 from gates.player import (
     JOB_ACTIONS,
     PLAYER_HELLO_GATE,
@@ -60,7 +60,7 @@ from gates.player import (
 )
 
 from ._common import bus_curve, cli_peer_name, print_err, run_async
-from ._player_text import print_reply
+from ._player_text import print_json, print_reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +136,7 @@ _DIGEST: Final = _arg(
     default=None,
     help="the registration digest `xivmcp plugins` showed you (default: the registration shown now)",
 )
-"""Left out, `enable` and `consent` ask for the digest shown now (`_send` fills it in)."""
+"""Left out, `enable` and `consent` ask for the digest shown now (`send_command` fills it in)."""
 _MODES: Final = ["allow", "ask", "deny", "default"]
 
 _PLAYER_COMMANDS: Final = (
@@ -290,10 +290,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
         parser = sub.add_parser(command.name, parents=[common, out], help=command.help)
         for argument in command.arguments:
             argument.add_to(parser)
-        parser.set_defaults(func=partial(_send, build=command.build), finds_system=True)
+        parser.set_defaults(func=partial(send_command, build=command.build), finds_system=True)
 
 
-def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Command[Any]]) -> int:
+def send_command(
+    args: argparse.Namespace,
+    *,
+    build: Callable[[argparse.Namespace], Command[Any]],
+    show: Callable[[msgspec.Struct, dict[str, str], bool], None] | None = None,
+) -> int:
+    """Send the command `build(args)` makes and print its reply: `show(reply, extra, as_json)`,
+    else the player's text (`--json`: the host's whole answer). 0 done, 1 refused, 2 no host."""
     try:
         command = build(args)  # first: a usage error is said before anything is asked
     except _UsageError as exc:
@@ -335,14 +342,17 @@ def _send(args: argparse.Namespace, *, build: Callable[[argparse.Namespace], Com
         if isinstance(reply, CallReply) and reply.is_error:
             print_err(escaped(str(reply.error)))  # the plugin's text: one line, whatever it holds (S3)
             return 1
-        if args.json:
-            answer = json.dumps({"ok": True, **msgspec.to_builtins(reply), **extra}, indent=2, ensure_ascii=False)
-            print(escaped_json(answer))
-        else:
-            print_reply(reply, extra)
+        (show or _show)(reply, extra, args.json)
         return 0
 
     return run_async(run, verbose=args.verbose)
+
+
+def _show(reply: msgspec.Struct, extra: dict[str, str], as_json: bool) -> None:
+    if as_json:
+        print_json({"ok": True, **msgspec.to_builtins(reply), **extra})
+    else:
+        print_reply(reply, extra)
 
 
 async def _advance_game_clock(pi: PluginInterface, data_dir: Path, seconds: float) -> str:

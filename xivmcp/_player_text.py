@@ -13,7 +13,7 @@ import json
 
 import msgspec
 
-from gates.contract import JobInfo, JobReply, escaped, escaped_json
+from gates.contract import BUILTIN_TOOLS, JobInfo, JobReply, escaped, escaped_json
 from gates.player import (
     ApprovalAnswer,
     ApprovalsReport,
@@ -27,6 +27,7 @@ from gates.player import (
     JobsReport,
     ModuleCard,
     ModulesReport,
+    ModuleTool,
     PluginDecision,
     PluginsReport,
     SettingChanged,
@@ -81,6 +82,11 @@ def print_reply(reply: msgspec.Struct, extra: dict[str, str]) -> None:
             print(escaped_json(json.dumps(msgspec.to_builtins(reply), ensure_ascii=False)))
 
 
+def print_json(document: dict[str, object]) -> None:
+    """A reply as `--json` prints it: the whole document, indented, its control characters escaped (S3)."""
+    print(escaped_json(json.dumps(document, indent=2, ensure_ascii=False)))
+
+
 def _say(line: str) -> None:
     """One line of the reply, its control characters escaped (a line of its own stays one line)."""
     print(escaped(line))
@@ -117,7 +123,14 @@ def _print_modules(modules: list[ModuleCard]) -> None:
         for t in m.tools:
             own = f" (set on its own: {t.setting})" if t.setting != "group" else ""
             mode = t.mode if t.available else "not available now"
-            _say(f"  {t.name}: {mode}{own}")
+            note = "" if t.simulated else f" ({not_simulated(t)})"
+            _say(f"  {t.name}: {mode}{own}{note}")
+
+
+def not_simulated(tool: ModuleTool) -> str:
+    """What the player reads about one of XIV MCP's tools the simulated game does not perform."""
+    builtin = BUILTIN_TOOLS.get(tool.name)
+    return "not simulated; dev builds only" if builtin is not None and builtin.dev_only else "not simulated"
 
 
 def _print_audit(entries: list[AuditLine]) -> None:

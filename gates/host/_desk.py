@@ -53,10 +53,12 @@ from gates.player import (
     KeepDisabled,
     LiftSuspension,
     ListApprovals,
+    ListedTool,
     ListInstalled,
     ListJobs,
     ListModules,
     ListPlugins,
+    ListTools,
     ModulesReport,
     PendingApproval,
     PlayerCommand,
@@ -70,6 +72,7 @@ from gates.player import (
     SetToolSetting,
     ShowJob,
     StatsReport,
+    ToolsReport,
     Uninstall,
     decode_player_auth,
     decode_player_command,
@@ -83,6 +86,7 @@ from .base._clock import SystemClock
 from .jobs._runner import FINISHED, LISTED
 from .jobs._tools import job_summary, job_view
 from .policy._approvals import Approval
+from .tools._core_definitions import CORE_TOOLSET, SIMULATOR_TOOLS
 
 MAX_NONCE: Final = 128
 """The longest client nonce `XivMcp.PlayerHello` takes."""
@@ -213,6 +217,8 @@ class PlayerDesk:
                 return ModulesReport(
                     modules=self.host.modules.cards(self.host.registry.read_only_of, self.host.pi.peers)
                 )
+            case ListTools():
+                return ToolsReport(tools=self._listed_tools())
             case SetModule():
                 return SettingChanged(message=self.host.player.set_module(command.module, command.what, command.mode))
             case SetToolSetting():
@@ -226,6 +232,20 @@ class PlayerDesk:
                 said = self.host.installed.uninstall(command.plugin)
                 return InstalledReport(plugins=self.host.installed.infos(), message=said)
         raise AssertionError(f"unhandled player command {command!r}")
+
+    def _listed_tools(self) -> list[ListedTool]:
+        """What tools/list lists now, by name (F3), each marked when the real XIV MCP has no such tool."""
+        offered = sorted(self.host.offered.all(), key=lambda tool: tool.definition.name)
+        return [
+            ListedTool(
+                name=t.definition.name,
+                toolset=t.toolset,
+                read_only=t.definition.read_only,
+                description=t.description,
+                simulator_only=t.toolset == CORE_TOOLSET and t.definition.name in SIMULATOR_TOOLS,
+            )
+            for t in offered
+        ]
 
     def _plugins(self, command: ListPlugins) -> PluginsReport:
         reports = self.host.reports

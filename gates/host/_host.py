@@ -40,7 +40,7 @@ from .jobs._tools import JobTools
 from .policy._approvals import PLUGIN_LEFT, Approval, Approvals
 from .policy._dependencies import DependencyBook
 from .policy._installed import InstalledPlugins
-from .policy._modules import MODULES, Modules
+from .policy._modules import Modules
 from .policy._policy import Policies
 from .policy._registrations import Registrations
 from .policy._registry import RegistryChange, ToolRegistry
@@ -51,7 +51,7 @@ from .tools._clickers import WindowTools
 from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
 from .tools._core_tools import CoreTools, ProgressFn
 from .tools._game_tools import GameTools
-from .tools._integrations import INTEGRATION_MODULES, INTEGRATION_PLUGINS, IntegrationTools
+from .tools._integrations import INTEGRATION_PLUGINS, IntegrationTools
 from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
 
@@ -99,7 +99,7 @@ class Host:
         )
         self._db = PolicyDatabase.in_dir(config.data_dir)
         self.policies = Policies(self._db)
-        self.modules = Modules(self._db, (*MODULES, *INTEGRATION_MODULES))
+        self.modules = Modules(self._db)  # every module of the real host (F1)
         self.registry = ToolRegistry(core=CORE_DEFINITIONS, yielding=SIMULATOR_TOOLS)
         tag = process_tag()  # B5: ids of this host process are never those of another
         self.approvals = Approvals(

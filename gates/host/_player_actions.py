@@ -17,6 +17,7 @@ from typing import Final
 import anyio
 
 from gates.contract import (
+    BUILTIN_TOOLS,
     CAPABILITY_IDS,
     HOST_NAME,
     Answer,
@@ -229,17 +230,20 @@ class PlayerActions:
         if self._approvals.find(approval_id) is None:
             raise RefusedError(f"No approval {quote(approval_id)} waits for you; see `xivmcp approvals`.")
         approval = self._approvals.answer(approval_id, answer)
+        if approval.state is not ApprovalState.APPROVED:
+            return approval
         registered = self._registry.get(approval.tool)
-        if registered is not None and approval.state is ApprovalState.APPROVED:
+        if approval.plugin == HOST_NAME:  # one of XIV MCP's own tools, performed here or not (F1)
+            read_only = registered.definition.read_only if registered is not None else _catalog_read_only(approval.tool)
+            if read_only is not None:  # its module's settings
+                self._remember_core(approval.tool, read_only, answer)
+        elif registered is not None:
             # "For this session" covers what was asked: the whole call before it ran, or the one
             # capability asked for during it.
             capability = approval.capabilities[0] if approval.kind is ApprovalKind.DURING_CALL else None
-            if approval.plugin == HOST_NAME:  # one of XIV MCP's own tools: its module's settings
-                self._remember_core(registered.definition.name, registered.definition.read_only, answer)
-            else:
-                self._policies.remember(approval.plugin, registered.definition, answer, capability)
-            if answer is Answer.ALWAYS_ALLOW:
-                self._changed(approval.plugin)
+            self._policies.remember(approval.plugin, registered.definition, answer, capability)
+        if answer is Answer.ALWAYS_ALLOW:
+            self._changed(approval.plugin)
         return approval
 
     def _remember_core(self, tool: str, read_only: bool, answer: Answer) -> None:
@@ -360,3 +364,9 @@ class PlayerActions:
         self._clock.advance(seconds)
         self._expire_due()
         return self._clock.now()
+
+
+def _catalog_read_only(tool: str) -> bool | None:
+    """Whether one of the real host's built-ins only reads, by its catalog; None for a name not there."""
+    builtin = BUILTIN_TOOLS.get(tool)
+    return None if builtin is None else builtin.read_only

@@ -51,6 +51,7 @@ from ._protocol import (
     ListJobs,
     ListModules,
     ListPlugins,
+    ListTools,
     PlayerCommand,
     ReadAudit,
     ResetForTests,
@@ -72,11 +73,13 @@ from ._replies import (
     JobControlled,
     JobsReport,
     JobSummary,
+    ListedTool,
     ModeDecision,
     PendingApproval,
     PluginDecision,
     SettingChanged,
     StatsReport,
+    ToolsReport,
 )
 
 __all__ = [
@@ -116,6 +119,8 @@ __all__ = [
     "ListJobs",
     "ListModules",
     "ListPlugins",
+    "ListTools",
+    "ListedTool",
     "ModeDecision",
     "ModuleCard",
     "ModuleTool",
@@ -140,6 +145,7 @@ __all__ = [
     "ShowJob",
     "StatsReport",
     "ToolCard",
+    "ToolsReport",
     "decode_call_event",
     "decode_player_auth",
     "decode_player_command",

@@ -68,6 +68,9 @@ class ModuleTool(Wire, kw_only=True):
     """What a call of it gets now; None while it is not available."""
     available: bool
     """False while the plugin a maintained integration drives is not loaded."""
+    simulated: bool = True
+    """False for a tool of the real host that the simulated game does not perform: its settings are
+    kept and judged as the real host judges them, and a call of it fails saying it is not simulated."""
 
 
 class ModuleCard(Wire, kw_only=True):
@@ -88,7 +91,7 @@ class ModuleCard(Wire, kw_only=True):
 
 
 class ModulesReport(Wire, kw_only=True):
-    """`xivmcp modules`: every module, in the window's order."""
+    """`xivmcp modules` (and `xivmcp tools --builtin`): every module, in the window's order."""
 
     modules: list[ModuleCard]
 

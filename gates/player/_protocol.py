@@ -31,6 +31,7 @@ from ._replies import (
     PluginDecision,
     SettingChanged,
     StatsReport,
+    ToolsReport,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "ListJobs",
     "ListModules",
     "ListPlugins",
+    "ListTools",
     "PlayerCommand",
     "ReadAudit",
     "ResetForTests",
@@ -190,6 +192,10 @@ class ListModules(Command[ModulesReport], tag="modules"):
     """The modules of XIV MCP's own tools, with their modes and each tool's setting."""
 
 
+class ListTools(Command[ToolsReport], tag="tools"):
+    """The tools the assistant is offered now, as the host's tools/list would list them."""
+
+
 class SetModule(Command[SettingChanged], tag="module"):
     module: str
     what: str
@@ -241,6 +247,7 @@ PlayerCommand = (
     | AdvanceClock
     | ResetForTests
     | ListModules
+    | ListTools
     | SetModule
     | SetToolSetting
     | ListInstalled

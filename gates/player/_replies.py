@@ -23,11 +23,13 @@ __all__ = [
     "JobControlled",
     "JobSummary",
     "JobsReport",
+    "ListedTool",
     "ModeDecision",
     "PendingApproval",
     "PluginDecision",
     "SettingChanged",
     "StatsReport",
+    "ToolsReport",
 ]
 
 
@@ -168,3 +170,22 @@ class SettingChanged(Wire, kw_only=True):
     """`module` and `tool`: the sentence the player reads."""
 
     message: str
+
+
+class ListedTool(Wire, kw_only=True):
+    """One tool the assistant is offered now, as tools/list lists it."""
+
+    name: str
+    toolset: str
+    """"core" for XIV MCP's own, else the InternalName of the plugin that registered it."""
+    read_only: bool
+    description: str
+    """What the assistant reads (a plugin's with the real host's "[Provided by …]" suffix)."""
+    simulator_only: bool = False
+    """One of this simulator's own tools, which the real XIV MCP does not have."""
+
+
+class ToolsReport(Wire, kw_only=True):
+    """`xivmcp tools`: the tools the assistant is offered now, by name, as tools/list lists them."""
+
+    tools: list[ListedTool]

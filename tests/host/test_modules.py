@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 import broker
+from gates.contract import REAL_HOST
 from gates.player import CallReply, PlayerError
 
 from ._system import inprocess_host, player_of, read_audit
@@ -82,7 +83,8 @@ async def test_w5_bad_settings_are_refused_with_the_valid_ones(tmp_path: Path) -
         player = player_of(pi, tmp_path)
         with pytest.raises(PlayerError) as unknown:
             await player.module("nope", "on")
-        assert "the modules are: game_data, game_navigation, jobs" in unknown.value.message
+        every = ", ".join(module.id for module in REAL_HOST.modules)
+        assert unknown.value.message.endswith(f"There is no module 'nope'; the modules are: {every}.")
         with pytest.raises(PlayerError) as no_changes:
             await player.module("game_data", "changes", "allow")
         assert no_changes.value.message == "Game data (game_data) has no changes: only reading."

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from gates.contract import Mode, ToolDefinition
-from gates.host.policy._modules import MODULES, Modules
+from gates.host.policy._modules import Modules
 from gates.host.policy._policy import Policies
 from gates.host.policy._registry import ToolRegistry
 from gates.host.tools._core_definitions import CORE_DEFINITIONS
-from gates.host.tools._integrations import AUTODUTY_PLUGIN, INTEGRATION_MODULES
+from gates.host.tools._integrations import AUTODUTY_PLUGIN
 from gates.host.tools._offer import OfferedTools
 from gates.mcp._server import ToolList
 
@@ -22,7 +22,7 @@ class Offering:
     def __init__(self) -> None:
         self.registry = ToolRegistry(core=CORE_DEFINITIONS)
         self.policies = Policies()
-        self.modules = Modules(None, (*MODULES, *INTEGRATION_MODULES))
+        self.modules = Modules(None)  # every module of the real host
         self.connected: set[str] = set()
         self.offered = OfferedTools(self.registry, self.policies, self.modules, lambda: self.connected)
         self.tools = ToolList(cast(Any, SimpleNamespace(offered=self.offered)))

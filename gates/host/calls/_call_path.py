@@ -1,9 +1,13 @@
 """A call as the assistant makes it: decide (allow / ask / deny), then run the tool (A3, A5).
 
-call_tool ─► XIV MCP's own tool? ─► CoreTools (core trust, always allowed)
+call_tool ─► XIV MCP's own tool? ─► its module's settings (deny, ask, allow) ─► CoreTools
           └► the player's settings: deny ─► the refusal, for the assistant
                                     ask  ─► an approval window, then allow or deny
                                     allow ─► the plugin's Invoke (PluginCalls) ─► audit
+
+A job step naming one of the real host's built-ins that the simulated game does not perform (F1)
+is decided by its module as the real host's ToolGate decides it (turned off, deny, ask), and where
+the real host would then run the tool, it fails saying it is not simulated here.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 import anyio
 
 from gates.contract import (
+    BUILTIN_TOOLS,
     HOST_NAME,
     ApprovalState,
     PluginState,
@@ -37,7 +42,12 @@ from ..tools._core_tools import CoreTools
 from ._call_end import CallEnd
 from ._plugin_calls import PluginCalls
 
-__all__ = ["CallPath"]
+__all__ = ["CallPath", "not_simulated"]
+
+
+def not_simulated(tool: str) -> str:
+    """Why a job step of one of the real host's built-ins fails here once its module let it run."""
+    return f"XIV MCP's {tool} is not simulated here: skip the step with update_job, or test the job up to it."
 
 
 class CallPath:
@@ -82,6 +92,9 @@ class CallPath:
         plugin asks for during it (the command line tells the player which one to answer)."""
         registered = self._registry.get(name)
         if registered is None:
+            if as_step and (builtin := BUILTIN_TOOLS.get(name)) is not None:  # F1: known, not simulated
+                known = ToolDefinition(name=name, description=builtin.summary, read_only=builtin.read_only)
+                return await self._call_core(known, arguments or {}, on_progress, on_approval, as_step, simulated=False)
             return CallOutcome(error=self._unknown(name))
         owner, definition = registered.owner, registered.definition
         if owner == HOST_NAME:  # XIV MCP's own tools: gated by their module (A5, W5)
@@ -118,9 +131,12 @@ class CallPath:
         on_progress: Callable[[str], None] | None,
         on_approval: Callable[[Approval], None] | None,
         as_step: bool,
+        *,
+        simulated: bool = True,
     ) -> CallOutcome:
         """One of XIV MCP's own tools: its module's reading or changes mode decides (deny, ask,
-        allow); a tool in no module (echo, search_tools, call_tool, ...) always runs."""
+        allow); a tool in no module (echo, search_tools, call_tool, ...) always runs. One the
+        simulated game does not perform is decided alike, then fails instead of running."""
         name, read_only = definition.name, definition.read_only
         module = self._modules.module_of(name)
         if module is None:
@@ -148,7 +164,10 @@ class CallPath:
                 details={"decision": "deny", "reason": decision.reason, "module": module.id},
             )
             return CallOutcome(error=decision.message)
-        outcome = await self._core.call(name, arguments, on_progress)
+        if simulated:
+            outcome = await self._core.call(name, arguments, on_progress)
+        else:
+            outcome = CallOutcome(error=not_simulated(name))
         if not read_only:
             details: dict[str, Any] = {"ok": outcome.ok, "module": module.id, "decision": decision.reason}
             if outcome.error is not None:

@@ -8,7 +8,8 @@ earlier. A step without an id gets the next free one (`s1`, `s2`, …); ids are 
 
 Every built-in of the real host is accepted, as the real host accepts it (F1), whether or not the
 simulated game performs it: a job is testable up to its first step that is not simulated here,
-which then fails saying so (`not_simulated`) and leaves the job pending. A plugin's job may not
+which is decided by its module as the real host decides it and then fails saying it is not
+simulated (`calls.not_simulated`), leaving the job pending. A plugin's job may not
 hold the built-ins the real host keeps from plugins ("These tools are not available to plugins").
 """
 
@@ -101,17 +102,15 @@ class JobChecks:
         return f"s{n}"
 
     def is_acting(self, tool: str) -> bool:
-        """Whether a step of `tool` takes the one acting slot (it changes something, and does not only wait)."""
+        """Whether a step of `tool` takes the one acting slot (it changes something, and does not only
+        wait); a changing built-in the game does not perform takes it too, as it would in the game (F1)."""
         if tool in WAITING_TOOLS:
             return False
         registered = self._registry.get(tool)
-        return registered is not None and not registered.definition.read_only
-
-    def not_simulated(self, tool: str) -> str | None:
-        """Why a step of `tool` cannot run here: a built-in of the real host the simulated game lacks."""
-        if tool in BUILTIN_TOOLS and self._registry.get(tool) is None:
-            return f"XIV MCP's {tool} is not simulated here: skip the step with update_job, or test the job up to it."
-        return None
+        if registered is None:
+            builtin = BUILTIN_TOOLS.get(tool)
+            return builtin is not None and not builtin.read_only
+        return not registered.definition.read_only
 
     @staticmethod
     def decode_args(args: Any) -> dict[str, Any]:

@@ -1,11 +1,16 @@
-"""The modules: the player's settings for XIV MCP's own tools (core and maintained trust, A5, W5).
+"""The modules: the player's settings for XIV MCP's own tools (core and maintained trust, A5, W5, F1).
 
-Each of XIV MCP's game tools belongs to one module, as in the real host's permission catalog:
-``game_data`` (reading), ``game_navigation`` (reading and changes), ``jobs``, and one module per
-maintained integration, named after the plugin it drives (lower-cased InternalName). A module
+Every module of the real host's permission catalog is here, with its id, title, description and
+defaults, and every built-in tool in it (`gates.contract.REAL_HOST`): the ten core modules
+(``game_data``, ``game_navigation``, ``items_retainers``, ``market``, ``ui_editing``, ``online``,
+``plugin_management``, ``jobs``, ``trading``, ``screen``) and one per maintained integration,
+named after the plugin it drives (lower-cased InternalName). The simulated game performs some of
+these tools; the others are known, and their settings are kept and judged like any other's (a
+job step naming one is decided by its module before it fails as not simulated here). A module
 has a mode for reading and one for changes (allow, ask or deny; a module with no changing tools
 has no changes mode), can be turned off (its tools are then not offered at all), and each tool
-can be set on its own (allow, ask, deny) or follow its module ("group").
+can be set on its own (allow, ask, deny) or follow its module ("group"). Every module is on
+until the player turns it off, as in the real host.
 
 The host's plumbing tools (echo, list_toolsets, search_tools, call_tool, get_plugin_status) are
 in no module: they read XIV MCP itself, and call_tool puts the tool it runs through the gate.
@@ -19,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final, Protocol
 
-from gates.contract import Mode, quote
+from gates.contract import BUILTIN_TOOLS, REAL_HOST, Mode, quote
 from gates.player import ModuleCard, ModuleTool
 
 from ..base._errors import SettingError
@@ -62,59 +67,19 @@ class Module:
         return self.reading if access is Access.READING else self.changes
 
 
-MODULES: Final[tuple[Module, ...]] = (
-    Module(
-        "game_data",
-        "Game data",
-        "Your character, inventory, quests, collections, surroundings and game data.",
-        Mode.ALLOW,
-        None,
-        (
-            "get_game_status",
-            "get_character",
-            "get_position",
-            "get_inventory",
-            "search_inventory",
-            "get_currencies",
-            "run_self_test",
-        ),
-    ),
-    Module(
-        "game_navigation",
-        "Game & navigation",
-        "Windows, NPCs, walking and travel, logins, gearsets and leaving duties.",
-        Mode.ALLOW,
-        Mode.DENY,
-        (
-            "list_windows",
-            "get_navigation_status",
-            "open_window",
-            "close_window",
-            "navigate_to",
-            "stop_navigation",
-            "set_map_flag",
-            "clear_map_flag",
-        ),
-    ),
-    Module(
-        "jobs",
-        "Background jobs",
-        "Background jobs; each step is checked against its own group.",
-        Mode.ALLOW,
-        Mode.ALLOW,
-        (
-            "list_jobs",
-            "get_job",
-            "start_job",
-            "update_job",
-            "pause_job",
-            "resume_job",
-            "cancel_job",
-            "wait",
-            "wait_until_arrived",
-        ),
-    ),
-)
+def _catalog_modules() -> tuple[Module, ...]:
+    """The real host's modules, in its catalog's order, each with its tools in the catalog's order."""
+    tools: dict[str, list[str]] = {}
+    for tool in REAL_HOST.tools:
+        tools.setdefault(tool.module, []).append(tool.name)
+    return tuple(
+        Module(m.id, m.title, m.description, m.reading, m.changes, tuple(tools.get(m.id, ())), plugin=m.plugin)
+        for m in REAL_HOST.modules
+    )
+
+
+MODULES: Final[tuple[Module, ...]] = _catalog_modules()
+"""Every module of the real host: the core ones, then one per maintained integration."""
 
 JOBS_MODULE: Final = "jobs"
 _WHERE: Final = "/xivmcp → Modules"
@@ -257,8 +222,9 @@ class Modules:
     def set_tool(self, tool: str, setting: str) -> Module:
         module = self._of_tool.get(tool)
         if module is None:
-            names = ", ".join(sorted(self._of_tool))
-            raise SettingError(f"{quote(tool)} is not one of XIV MCP's tools in a module; they are: {names}.")
+            raise SettingError(
+                f"{quote(tool)} is not one of XIV MCP's tools in a module; `xivmcp modules` lists them by module."
+            )
         if setting not in TOOL_SETTINGS:
             raise SettingError(f"{quote(setting)} is not a tool setting: use group, allow, ask or deny.")
         draft = _copy(self._settings)
@@ -271,23 +237,26 @@ class Modules:
 
     def cards(self, read_only_of: Callable[[str], bool | None], connected: Collection[str] = ()) -> list[ModuleCard]:
         """Each module as the player's Modules panel shows it: its modes, and each tool's setting
-        and effective mode (`read_only_of` tells whether a tool reads; None: not there now). A
-        maintained integration's tools are available only while its plugin is `connected`."""
+        and effective mode, the reading tools first and then the changing ones, each by name, as
+        the window lists them. `read_only_of` tells whether a tool the host performs reads (None:
+        the simulated game does not perform it, and the real host's catalog says). A maintained
+        integration's tools are available only while its plugin is `connected`."""
         cards: list[ModuleCard] = []
         for module in self.modules:
-            tools = []
             loaded = module.plugin is None or module.plugin in connected
+            tools = []
             for tool in module.tools:
-                read_only = read_only_of(tool) if loaded else None
+                performed = read_only_of(tool)
+                read_only = performed if performed is not None else _catalog_read_only(tool)
                 own = self.tool_setting(tool)
-                tools.append(
-                    ModuleTool(
-                        name=tool,
-                        setting=own.value if own is not None else "group",
-                        mode=None if read_only is None else self.tool_mode(tool, read_only),
-                        available=read_only is not None,
-                    )
+                card = ModuleTool(
+                    name=tool,
+                    setting=own.value if own is not None else "group",
+                    mode=self.tool_mode(tool, read_only) if loaded else None,
+                    available=loaded,
+                    simulated=performed is not None,
                 )
+                tools.append(((not read_only, tool), card))
             cards.append(
                 ModuleCard(
                     id=module.id,
@@ -297,7 +266,7 @@ class Modules:
                     reading=None if module.reading is None else self.mode(module, Access.READING),
                     changes=None if module.changes is None else self.mode(module, Access.CHANGES),
                     plugin=module.plugin,
-                    tools=tools,
+                    tools=[card for _, card in sorted(tools, key=lambda pair: pair[0])],
                 )
             )
         return cards
@@ -325,6 +294,12 @@ class Modules:
 
 def _access(read_only: bool) -> Access:
     return Access.READING if read_only else Access.CHANGES
+
+
+def _catalog_read_only(tool: str) -> bool:
+    """Whether one of the real host's tools only reads, by its catalog (a name not there: it changes)."""
+    builtin = BUILTIN_TOOLS.get(tool)
+    return builtin is not None and builtin.read_only
 
 
 def _has(module: Module) -> str:

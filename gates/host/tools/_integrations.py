@@ -1,14 +1,17 @@
-"""XIV MCP's maintained integrations: its own tools that drive another plugin over that plugin's IPC (A5, W7).
+"""The maintained integrations the simulated game performs: XIV MCP's own tools that drive another
+plugin over that plugin's IPC (A5, W7).
 
-    AUTODUTY                 the module (its modes, its tools, the plugin it drives)
     INTEGRATION_DEFINITIONS  the tools' definitions, core tools like the others
+    INTEGRATION_PLUGINS      the plugins they drive (their coming and going changes what is offered)
     IntegrationTools(pi)     their handlers, calling the plugin's gates
 
-As in the real host's IntegrationCatalog, an integration's tools are offered only while the plugin
-it drives is loaded (on the bus, here): `OfferedTools.core()` leaves them out otherwise, and a call
-that comes anyway (a stale tools/list, `call_tool`) is refused with where to install the plugin.
-AutoDuty's gates are its real IPC names: `AutoDuty.ContentHasPath`, `.Run`, `.Stop`,
-`.IsStopped`, `.IsLooping`.
+Every integration of the real host has its module (`policy._modules`, from the real catalog);
+this simulator performs AutoDuty's ``list_duties``, ``get_duty_status``, ``stop_duty`` and
+``run_duty``. As in the real host's IntegrationCatalog, an integration's tools are offered only
+while the plugin it drives is loaded (on the bus, here): `OfferedTools.core()` leaves them out
+otherwise, and a call that comes anyway (a stale tools/list, `call_tool`) is refused with where to
+install the plugin. AutoDuty's gates are its real IPC names: `AutoDuty.ContentHasPath`, `.Run`,
+`.Stop`, `.IsStopped`, `.IsLooping`.
 """
 
 from __future__ import annotations
@@ -20,18 +23,16 @@ from typing import Any, Final
 import anyio
 
 from broker import IpcError, IpcNotReadyError, IpcPeerLeftError, PluginInterface
-from gates.contract import CapabilityId, Mode, RefusedError, ToolDefinition, quote
+from gates.contract import BUILTIN_TOOLS, CapabilityId, RefusedError, ToolDefinition, quote
 
-from ..policy._modules import Module
 from ..policy._requirements import KNOWN_PLUGINS
 from ._args import ToolArgs, ToolHandler
 from ._job_definitions import object_schema
 
 __all__ = [
-    "AUTODUTY",
+    "AUTODUTY_PLUGIN",
     "DUTIES",
     "INTEGRATION_DEFINITIONS",
-    "INTEGRATION_MODULES",
     "INTEGRATION_OUTPUT_SCHEMAS",
     "INTEGRATION_PLUGINS",
     "Duty",
@@ -39,18 +40,6 @@ __all__ = [
 ]
 
 AUTODUTY_PLUGIN: Final = "AutoDuty"
-AUTODUTY: Final = Module(
-    "autoduty",
-    "AutoDuty",
-    "Runs and loops dungeons until a loop count, item or currency target is reached.",
-    Mode.ALLOW,
-    Mode.DENY,
-    ("list_duties", "get_duty_status", "stop_duty", "run_duty"),
-    plugin=AUTODUTY_PLUGIN,
-)
-INTEGRATION_MODULES: Final[tuple[Module, ...]] = (AUTODUTY,)
-INTEGRATION_PLUGINS: Final = frozenset(m.plugin for m in INTEGRATION_MODULES if m.plugin is not None)
-"""The plugins whose coming and going changes which of XIV MCP's own tools are offered."""
 
 ANSWER_SECONDS: Final = 10.0
 """How long one of the plugin's gates may take to answer before the tool gives up (B1: busy, not dead)."""
@@ -139,6 +128,12 @@ INTEGRATION_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         capabilities=[CapabilityId.COMBAT, CapabilityId.MOVE_CHARACTER, CapabilityId.GAME_UI],
     ),
 )
+
+INTEGRATION_PLUGINS: Final[frozenset[str]] = frozenset(
+    plugin for d in INTEGRATION_DEFINITIONS if (plugin := BUILTIN_TOOLS[d.name].plugin) is not None
+)
+"""The plugins whose coming and going changes which of XIV MCP's own tools are offered (those this
+simulator performs an integration of)."""
 
 INTEGRATION_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "list_duties": object_schema(

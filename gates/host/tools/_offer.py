@@ -35,6 +35,7 @@ from ..policy._modules import Modules
 from ..policy._policy import Policies
 from ..policy._registry import ToolRegistry
 from ._core_definitions import CORE_DEFINITIONS, CORE_TOOLSET, OUTPUT_SCHEMAS
+from ._integrations import INTEGRATION_PLUGINS
 
 __all__ = ["OfferedTool", "OfferedTools", "internal_name", "third_party_description"]
 
@@ -65,6 +66,8 @@ class OfferedTool:
     output_schema: dict[str, Any] | None = None
 
 
+_DRIVEN: tuple[str, ...] = tuple(sorted(INTEGRATION_PLUGINS))
+"""The plugins whose integrations this simulator performs: only their coming and going changes the list."""
 _CORE: tuple[OfferedTool, ...] = tuple(
     OfferedTool(CORE_TOOLSET, d, d.description, OUTPUT_SCHEMAS.get(d.name)) for d in CORE_DEFINITIONS
 )
@@ -105,7 +108,7 @@ class OfferedTools:
         if modules is None:
             return versions
         connected = self._connected()
-        loaded = tuple(m.plugin in connected for m in modules.modules if m.plugin is not None)
+        loaded = tuple(plugin in connected for plugin in _DRIVEN)
         return (*versions, modules.version, loaded)
 
     def all(self) -> list[OfferedTool]:
