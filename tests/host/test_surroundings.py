@@ -179,6 +179,8 @@ async def test_w5_logged_out_the_surroundings_refuse_and_the_forecast_needs_a_zo
         await game.set("logged_in", True)
         async with unchanged(game):
             assert await player.error("get_nearby_objects", {"kinds": ["Dragon"]}) == "Unknown kind 'Dragon'."
+            far = await player.error("get_nearby_objects", {"max_distance": "far"})
+            assert far == "'max_distance' must be a number, such as 30; got 'far'."
 
 
 async def test_w5_another_world_solo_on_a_known_date_with_a_zone_without_weather(tmp_path: Path) -> None:
