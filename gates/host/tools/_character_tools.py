@@ -12,7 +12,17 @@ import datetime
 from statistics import fmean
 from typing import Any, Final
 
-from game import CLASS_JOBS, EQUIP_SLOTS, ClassJob, EquippedItem, SheetReply, exp_to_next, find_class_job, shares_level
+from game import (
+    CLASS_JOBS,
+    EQUIP_SLOTS,
+    ClassJob,
+    ClassJobLevel,
+    EquippedItem,
+    SheetReply,
+    exp_to_next,
+    find_class_job,
+    shares_level,
+)
 
 from ._args import ToolArgs, ToolHandler
 from ._game_tools import GameAccess
@@ -46,14 +56,14 @@ class _Levels:
         self._level = reply.level
         self._entries = [(find_class_job(e.job), e) for e in reply.sheet.class_jobs]
 
-    def _entry(self, row: ClassJob) -> Any:
+    def _entry(self, row: ClassJob) -> ClassJobLevel | None:
         return next((e for r, e in self._entries if r is not None and shares_level(r, row)), None)
 
     def level(self, row: ClassJob) -> int:
         if self.current is not None and shares_level(row, self.current):
             return self._level
         entry = self._entry(row)
-        return 0 if entry is None else int(entry.level)
+        return 0 if entry is None else entry.level
 
     def unlocked(self, row: ClassJob) -> bool:
         """A row the sheet lists (or the current job) is unlocked, and so is the class a listed job grows from."""
