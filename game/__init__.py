@@ -6,6 +6,8 @@
     _moving, _goods,      what each changing gate does, checked before anything changes
     _social, _setting
     _reading              what each reading gate answers
+    _roster, _sheet       the character's sheet, its party and the object table around it
+    _classjobs, _weather  game data: the classes and jobs, the weather and its forecast
     _gates, _peer         the gates on the bus (`Game.*`), the process (`python -m game`)
     _admin                the admin gates' check: they answer only the player key (F4)
     _client               `GameClient`, the gates as typed async methods
@@ -18,6 +20,7 @@ the capability ids): never the host, the MCP front or sqlite, so a plugin can im
 
 from ._args import TradeItem
 from ._changes import replay
+from ._classjobs import CLASS_JOBS, MAX_LEVEL, ClassJob, exp_to_next, find_class_job, shares_level
 from ._client import GameClient, JsonValue
 from ._default_world import default_world
 from ._documents import (
@@ -33,6 +36,7 @@ from ._documents import (
     MapFlag,
     MapInfo,
     Movement,
+    PartyMember,
     PlayerInfo,
     PositionInfo,
     SnapshotDelta,
@@ -68,14 +72,40 @@ from ._replies import (
     WindowsReply,
     ZonesReply,
 )
+from ._roster import (
+    CHARACTER_KINDS,
+    OBJECT_KINDS,
+    GameObject,
+    ObjectsReply,
+    PartyReply,
+    SheetReply,
+    player_entity_id,
+)
 from ._setting import SET_PATHS
+from ._sheet import EQUIP_SLOTS, CharacterSheet, ClassJobLevel, EquippedItem, Gearset, Glamour, QuestState, Stain
+from ._weather import (
+    PERIOD_SECONDS,
+    WeatherPeriod,
+    WeatherRate,
+    eorzea_clock,
+    eorzea_hour,
+    period_start,
+    weather_at,
+    weather_periods,
+)
 from ._world_file import load_world, save_world
 
 __all__ = [
     "ADMIN_GATES",
     "CHANGED_MESSAGE",
     "CHANGES_LIMIT",
+    "CHARACTER_KINDS",
+    "CLASS_JOBS",
+    "EQUIP_SLOTS",
     "GAME_NAME",
+    "MAX_LEVEL",
+    "OBJECT_KINDS",
+    "PERIOD_SECONDS",
     "RESET_MESSAGE",
     "SET_PATHS",
     "AdminHelloReply",
@@ -83,19 +113,26 @@ __all__ = [
     "Change",
     "ChangeReply",
     "ChangesReply",
+    "CharacterSheet",
     "ChatLine",
     "ChatReply",
+    "ClassJob",
+    "ClassJobLevel",
     "ClockReply",
     "CurrenciesReply",
     "Currency",
+    "EquippedItem",
     "FlagReply",
     "GameClient",
     "GameConfig",
     "GameError",
     "GameGate",
+    "GameObject",
     "GameReply",
     "GameSnapshot",
     "GameUnavailableError",
+    "Gearset",
+    "Glamour",
     "InventoryItem",
     "InventoryReply",
     "ItemInfo",
@@ -105,19 +142,27 @@ __all__ = [
     "MapInfo",
     "MoveReply",
     "Movement",
+    "ObjectsReply",
+    "PartyMember",
+    "PartyReply",
     "PlayerInfo",
     "PlayerReply",
     "PositionInfo",
     "PositionReply",
+    "QuestState",
     "ResetReply",
     "SaveReply",
+    "SheetReply",
     "SnapshotDelta",
     "SnapshotReply",
+    "Stain",
     "StateReply",
     "StopReply",
     "TimeReply",
     "TradeItem",
     "Vec3",
+    "WeatherPeriod",
+    "WeatherRate",
     "Window",
     "WindowsReply",
     "World",
@@ -128,13 +173,22 @@ __all__ = [
     "add_game_options",
     "arrived",
     "default_world",
+    "eorzea_clock",
+    "eorzea_hour",
+    "exp_to_next",
+    "find_class_job",
     "ground_distance",
     "load_world",
+    "period_start",
+    "player_entity_id",
     "replay",
     "run_game",
     "save_world",
     "serve_game",
+    "shares_level",
     "to_map",
     "to_world",
+    "weather_at",
+    "weather_periods",
     "yalms_per_map_unit",
 ]

@@ -38,6 +38,7 @@ from ._documents import (
     ChatLine,
     ItemInfo,
     MapFlag,
+    PartyMember,
     PositionInfo,
     SnapshotReply,
     Window,
@@ -66,6 +67,7 @@ from ._replies import (
     WindowsReply,
     ZonesReply,
 )
+from ._roster import ObjectsReply, PartyReply, SheetReply
 
 __all__ = ["GameClient", "JsonValue"]
 
@@ -186,6 +188,18 @@ class GameClient:
 
     async def time(self) -> TimeReply:
         return await self.call(GameGate.TIME, TimeReply)
+
+    async def character_sheet(self) -> SheetReply:
+        """The current character's sheet: classes and jobs, gear, gearsets, quests."""
+        return await self.call(GameGate.GET_CHARACTER_SHEET, SheetReply)
+
+    async def party(self) -> list[PartyMember]:
+        """The other members of the character's party (empty: not in one)."""
+        return (await self.call(GameGate.GET_PARTY, PartyReply)).members
+
+    async def objects(self) -> ObjectsReply:
+        """The object table of the character's zone, where the character is, and what it targets."""
+        return await self.call(GameGate.GET_OBJECTS, ObjectsReply)
 
     # --- moving ----------------------------------------------------------------------------
 

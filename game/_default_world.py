@@ -3,13 +3,16 @@
 Zones, aetherytes and items have the real game's territory ids, names and prices where those
 are well known, so a plugin prototyped here reads values it will meet in the game. Nothing is
 random: the seed is only recorded in the world, so two games started alike are alike. Zones
-hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as Wuk Evu).
+hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as Wuk Evu), and a
+Striking Dummy stands in Tuliyollal; the characters' sheets, the party and the weather are in
+`_default_people.py`.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from ._default_people import default_party, default_sheets, default_weather
 from ._documents import (
     Aetheryte,
     Currency,
@@ -42,6 +45,14 @@ def _zones() -> list[Zone]:
             objects=[
                 WorldObject(name="Summoning Bell", kind="summoning_bell", position=Vec3(x=-8.0, y=0.0, z=30.0)),
                 WorldObject(name="Material Supplier", kind="npc", position=Vec3(x=14.0, y=0.0, z=-6.0)),
+                WorldObject(
+                    name="Striking Dummy",
+                    kind="object",
+                    position=Vec3(x=-26.0, y=0.0, z=22.0),
+                    object_kind="BattleNpc",
+                    level=100,
+                    hp=44_000,
+                ),
             ],
         ),
         Zone(
@@ -97,6 +108,9 @@ def _held(catalog: list[ItemInfo], counts: dict[int, int]) -> list[InventoryItem
 def default_world(seed: int = 0) -> World:
     """The default world, the same for every seed (which is recorded in `World.seed`)."""
     catalog = _items()
+    zones = _zones()
+    for zone in zones:
+        zone.weather = default_weather(zone.territory)
     player = PlayerInfo(
         name="Wuk Lamat",
         world="Ravana",
@@ -125,7 +139,7 @@ def default_world(seed: int = 0) -> World:
         time=0.0,
         walk_speed=6.0,
         player=player,
-        zones=_zones(),
+        zones=zones,
         items=catalog,
         inventory=_held(catalog, {4554: 20, 2: 999, 3: 450, 8: 120, 44162: 5, 44178: 1}),
         currencies=[
@@ -134,4 +148,6 @@ def default_world(seed: int = 0) -> World:
             Currency(id=29, name="MGP", count=250_000),
         ],
         characters=[alt],
+        sheets=default_sheets(),
+        party=default_party(),
     )

@@ -12,6 +12,9 @@ from typing import Literal
 
 import msgspec
 
+from ._sheet import CharacterSheet
+from ._weather import WeatherRate
+
 __all__ = [
     "Aetheryte",
     "Change",
@@ -25,6 +28,7 @@ __all__ = [
     "MapFlag",
     "MapInfo",
     "Movement",
+    "PartyMember",
     "PlayerInfo",
     "PositionInfo",
     "SnapshotDelta",
@@ -73,6 +77,12 @@ class WorldObject(_Doc):
     kind: str
     """"npc", "summoning_bell" or "object" (anything else one can walk up to)."""
     position: Vec3
+    object_kind: str | None = None
+    """The game's ObjectKind ("BattleNpc", "EventNpc", "EventObj", ...); None: EventNpc for an npc, else EventObj."""
+    level: int = 0
+    """A character's (BattleNpc, EventNpc): its level."""
+    hp: int = 0
+    """A character's: its HP (always full)."""
 
 
 class Zone(_Doc):
@@ -82,6 +92,8 @@ class Zone(_Doc):
     aetherytes: list[Aetheryte] = []
     objects: list[WorldObject] = []
     """What stands in the zone (XIV MCP's navigate_to walks to them by name)."""
+    weather: list[WeatherRate] = []
+    """The zone's weathers and their chances in percent, adding up to 100 (none: no weather of its own)."""
 
 
 class ItemInfo(_Doc):
@@ -159,6 +171,24 @@ class PlayerInfo(_Doc):
     in_combat: bool = False
 
 
+class PartyMember(_Doc):
+    """Another player in the character's party, wherever they are."""
+
+    name: str
+    world: str
+    world_id: int
+    job: str
+    """An abbreviation ("WHM") or a name of the game's classes and jobs."""
+    level: int
+    territory: int
+    content_id: int = 0
+    position: Vec3 = msgspec.field(default_factory=Vec3)
+    max_hp: int = 0
+    max_mp: int = 10_000
+    leader: bool = False
+    """The party's leader (none: the character leads)."""
+
+
 class World(_Doc):
     """The whole simulated world: what a world file holds and `Game.Save` writes."""
 
@@ -180,6 +210,10 @@ class World(_Doc):
     """Other characters of the account, for logging in as another one (`login` with a name)."""
     chat_sent: int = 0
     """Chat lines the player has sent (the snapshot's `chat_sent`); `chat` keeps only the newest."""
+    sheets: list[CharacterSheet] = []
+    """What each character has grown into (classes and jobs, gear, gearsets, quests), by content id."""
+    party: list[PartyMember] = []
+    """The other members of the character's party, at most 7 (none: not in a party)."""
 
 
 class GameSnapshot(_Doc):

@@ -26,7 +26,7 @@ import msgspec
 from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
-from . import _goods, _moving, _reading, _setting, _social
+from . import _goods, _moving, _reading, _roster, _setting, _social
 from ._admin import AdminDoor
 from ._documents import Change, GameReply
 from ._engine import GameEngine
@@ -67,6 +67,9 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
     Route(GameGate.CHANGES, a.ChangesArgs, _reading.changes, '{"since": 0, "limit": 100}'),
     Route(GameGate.STATE, a.NoArgs, _reading.state),
     Route(GameGate.TIME, a.NoArgs, _reading.time),
+    Route(GameGate.GET_CHARACTER_SHEET, a.NoArgs, _roster.character_sheet),
+    Route(GameGate.GET_PARTY, a.NoArgs, _roster.party),
+    Route(GameGate.GET_OBJECTS, a.NoArgs, _roster.objects),
     Route(GameGate.MOVE_TO, a.MoveToArgs, _moving.move_to, '{"x": -10.5, "z": 20.0}'),
     Route(GameGate.MOVE_TO_MAP, a.MoveToMapArgs, _moving.move_to_map, '{"x": 11.2, "y": 10.8}'),
     Route(GameGate.STOP, a.NoArgs, _moving.stop),

@@ -39,6 +39,9 @@ class GameGate(StrEnum):
     CHANGES = "Game.Changes"
     STATE = "Game.State"
     TIME = "Game.Time"
+    GET_CHARACTER_SHEET = "Game.GetCharacterSheet"
+    GET_PARTY = "Game.GetParty"
+    GET_OBJECTS = "Game.GetObjects"
     # changing: each records one change or more
     MOVE_TO = "Game.MoveTo"
     MOVE_TO_MAP = "Game.MoveToMap"

@@ -54,6 +54,7 @@ from .tools._game_tools import GameTools
 from .tools._integrations import INTEGRATION_PLUGINS, IntegrationTools
 from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
+from .tools._reading_tools import reading_handlers
 
 __all__ = ["MAX_AWAY", "Host"]
 
@@ -169,6 +170,7 @@ class Host:
         self.core_tools.add_handlers(game_tools.handlers())
         self.core_tools.add_handlers(WindowTools(game_tools.game).handlers())
         self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
+        self.core_tools.add_handlers(reading_handlers(game_tools.game, self.installed))
         self.core_tools.add_handlers(IntegrationTools(pi).handlers())
         # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and
         # going (or the host's own return to the bus, which may find it gone) changes the tools.

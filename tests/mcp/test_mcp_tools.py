@@ -38,6 +38,8 @@ CORE = [
     *("get_game_status", "get_character", "get_position", "get_inventory", "search_inventory", "get_currencies"),
     *("set_map_flag", "clear_map_flag", "navigate_to", "get_navigation_status", "stop_navigation"),
     *("wait_until_arrived", "list_windows", "open_window", "close_window"),
+    *("get_class_jobs", "get_equipment", "list_gearsets", "get_active_quests", "get_aetherytes"),
+    *("get_party", "get_targets", "get_nearby_objects", "get_weather_forecast", "list_plugins"),
 ]
 """XIV MCP's own tools offered with no plugin loaded (AutoDuty's integration tools come with AutoDuty)."""
 

@@ -3,6 +3,7 @@
     echo, get_plugin_status, run_self_test     what the host can do before there is a game (A12)
     start_job, get_job, ... wait               background jobs (J10, `_job_definitions.py`)
     get_position, set_map_flag, navigate_to ...  the game tools (W5, W6, `_game_definitions.py`)
+    get_class_jobs, get_party, list_plugins ...  reading tools of game_data (W5, `_reading_definitions.py`)
     list_duties, run_duty, ...                 maintained integrations, offered while their plugin is
                                                loaded (`_integrations.py`)
     list_toolsets, search_tools, call_tool     reach hundreds of tools without listing them all (P2)
@@ -19,6 +20,7 @@ from gates.contract import ToolDefinition
 from ._game_definitions import GAME_DEFINITIONS, GAME_OUTPUT_SCHEMAS
 from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
 from ._job_definitions import JOB_DEFINITIONS, object_schema
+from ._reading_definitions import READING_DEFINITIONS, READING_OUTPUT_SCHEMAS
 
 __all__ = [
     "CORE_DEFINITIONS",
@@ -113,6 +115,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     *JOB_DEFINITIONS,
     *INTEGRATION_DEFINITIONS,
     *GAME_DEFINITIONS,
+    *READING_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -131,6 +134,7 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     ),
     **INTEGRATION_OUTPUT_SCHEMAS,
     **GAME_OUTPUT_SCHEMAS,
+    **READING_OUTPUT_SCHEMAS,
 }
 SIMULATOR_TOOLS: Final[frozenset[str]] = frozenset(
     d.name for d in CORE_DEFINITIONS if d.description.endswith(SIMULATOR_ONLY)
