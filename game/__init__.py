@@ -45,6 +45,7 @@ from ._documents import (
 )
 from ._errors import GameError, GameUnavailableError, WorldFileError
 from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
+from ._market import INTERACT_REACH, MarketReply, VendorsReply
 from ._names import ADMIN_GATES, CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
 from ._peer import GameConfig, add_game_options, run_game, serve_game
 from ._reading import CHANGES_LIMIT
@@ -68,7 +69,9 @@ from ._replies import (
     WindowsReply,
     ZonesReply,
 )
+from ._retainers import RetainersReply
 from ._setting import SET_PATHS
+from ._shop_documents import MarketListing, Retainer, RetainerItem, Vendor, VendorItem
 from ._world_file import load_world, save_world
 
 __all__ = [
@@ -137,4 +140,15 @@ __all__ = [
     "to_map",
     "to_world",
     "yalms_per_map_unit",
+]
+__all__ += [  # vendors, the market board and retainers
+    "INTERACT_REACH",
+    "MarketListing",
+    "MarketReply",
+    "Retainer",
+    "RetainerItem",
+    "RetainersReply",
+    "Vendor",
+    "VendorItem",
+    "VendorsReply",
 ]

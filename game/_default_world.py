@@ -3,13 +3,16 @@
 Zones, aetherytes and items have the real game's territory ids, names and prices where those
 are well known, so a plugin prototyped here reads values it will meet in the game. Nothing is
 random: the seed is only recorded in the world, so two games started alike are alike. Zones
-hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as Wuk Evu).
+hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as Wuk Evu). The
+Material Supplier, a walk from the start, sells potions for gil; the character has two retainers,
+and the market board holds a few other players' listings (`_default_shops`).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from ._default_shops import default_market, default_retainers, default_vendors
 from ._documents import (
     Aetheryte,
     Currency,
@@ -134,4 +137,7 @@ def default_world(seed: int = 0) -> World:
             Currency(id=29, name="MGP", count=250_000),
         ],
         characters=[alt],
+        vendors=default_vendors(),
+        market=default_market(),
+        retainers=default_retainers(),
     )

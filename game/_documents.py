@@ -12,6 +12,8 @@ from typing import Literal
 
 import msgspec
 
+from ._shop_documents import MarketListing, Retainer, Vendor
+
 __all__ = [
     "Aetheryte",
     "Change",
@@ -180,6 +182,14 @@ class World(_Doc):
     """Other characters of the account, for logging in as another one (`login` with a name)."""
     chat_sent: int = 0
     """Chat lines the player has sent (the snapshot's `chat_sent`); `chat` keeps only the newest."""
+    vendors: list[Vendor] = []
+    """Who sells what, and for how much (`_shop_documents`)."""
+    market: list[MarketListing] = []
+    """Other players' listings on the market board."""
+    retainers: list[Retainer] = []
+    """The account's retainers, with what they hold and sell."""
+    retainer_open: str | None = None
+    """The retainer the character called at a summoning bell, until it is dismissed or the character leaves."""
 
 
 class GameSnapshot(_Doc):
