@@ -82,7 +82,7 @@ async def test_w5_bad_settings_are_refused_with_the_valid_ones(tmp_path: Path) -
         player = player_of(pi, tmp_path)
         with pytest.raises(PlayerError) as unknown:
             await player.module("nope", "on")
-        assert "the modules are: game_data, game_navigation, jobs" in unknown.value.message
+        assert "the modules are: game_data, game_navigation, items_retainers, market, jobs" in unknown.value.message
         with pytest.raises(PlayerError) as no_changes:
             await player.module("game_data", "changes", "allow")
         assert no_changes.value.message == "Game data (game_data) has no changes: only reading."

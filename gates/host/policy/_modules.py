@@ -97,6 +97,22 @@ MODULES: Final[tuple[Module, ...]] = (
         ),
     ),
     Module(
+        "items_retainers",
+        "Items & retainers",
+        "Moving items and gil, retainers, ventures, submersibles, collectables and the FC chest.",
+        Mode.ALLOW,
+        Mode.DENY,
+        ("get_retainers", "get_retainer_inventories", "open_retainer", "close_retainer", "transfer_retainer_items"),
+    ),
+    Module(
+        "market",
+        "Market & purchases",
+        "Buying from vendors and selling on the market board.",
+        Mode.ALLOW,
+        Mode.DENY,
+        ("get_market_listings", "buy_item", "sell_item"),
+    ),
+    Module(
         "jobs",
         "Background jobs",
         "Background jobs; each step is checked against its own group.",
