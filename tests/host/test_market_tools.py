@@ -17,7 +17,7 @@ import pytest
 
 import broker
 from game import GameClient, GameSnapshot
-from gates.host.tools._bell import NOT_AT_BELL
+from gates.host.tools._bell import AUTORETAINER_BUSY, NOT_AT_BELL
 from gates.host.tools._retainer_tools import LIST_NOT_OPEN
 
 from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
@@ -172,3 +172,27 @@ async def test_w5_the_retainer_tools_open_transfer_and_close_at_a_bell_only(shop
         assert (moved["completed"], moved["requested"]) == (1, 2)
         assert moved["results"][1]["error"] == "Mirah has no Fire Shard."
         assert await assistant.result("close_retainer") == {"closed": None}
+
+
+async def test_a8_autoretainer_at_the_bell_holds_open_retainer_back_until_it_is_done_then_is_suppressed(
+    shops: XivMcpSystem,
+) -> None:
+    autoretainer = shops.start_plugin("plugins_sample.autoretainer", "--seconds", "600")
+    try:
+        await autoretainer.expect("AutoRetainer: ready")
+        async with fresh(shops) as (assistant, game):
+            await game.set_position(*BELL)  # the character comes to the bell: AutoRetainer starts on its own
+            await autoretainer.expect("AutoRetainer: processing retainers at the bell")
+            _, seq = await snapshot(game)
+            assert await assistant.error("open_retainer", {"retainer": "Mirah"}) == AUTORETAINER_BUSY
+            assert [c for c in await made_since(game, seq) if c[0] == "XivMcp"] == []  # refused: nothing done
+
+            with anyio.fail_after(WAIT):
+                await assistant.pi.get_ipc_subscriber("AutoRetainer.PluginState.AbortAllTasks").invoke_action()
+            await autoretainer.expect("AutoRetainer: done")
+            assert await assistant.result("open_retainer", {"retainer": "Mirah"}) == {"opened": "Mirah"}
+            await autoretainer.expect("AutoRetainer: suppressed")  # held back while XIV MCP uses the bell
+            assert await assistant.result("close_retainer") == {"closed": "Mirah"}
+            await autoretainer.expect("AutoRetainer: released")
+    finally:
+        autoretainer.kill()
