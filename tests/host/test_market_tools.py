@@ -196,3 +196,32 @@ async def test_a8_autoretainer_at_the_bell_holds_open_retainer_back_until_it_is_
             await autoretainer.expect("AutoRetainer: released")
     finally:
         autoretainer.kill()
+
+
+async def test_t2_myplugin_restock_buys_through_the_games_purchase_path_as_it_declares(shops: XivMcpSystem) -> None:
+    myplugin = shops.start_plugin("plugins_sample.myplugin")
+    try:
+        await myplugin.expect("MyPlugin: registered myplugin_restock")
+        async with fresh(shops) as (assistant, game):
+            player = assistant.player
+            await player.enable("MyPlugin")
+            await player.set_modes("MyPlugin", spend_gil="allow", move_items="allow")
+            before = await snapshot(game)
+            error = await assistant.error("myplugin_restock", {"count": 2})
+            assert error == (
+                "Material Supplier is not nearby: walk up to them in Tuliyollal first (navigate_to destination=npc), "
+                "then call again."
+            )
+            assert await snapshot(game) == before
+
+            await game.set_position(SUPPLIER[0], SUPPLIER[1] + 1.0)
+            _, seq = await snapshot(game)
+            bought = await assistant.result("myplugin_restock", {"count": 2, "item": "Ether"})
+            assert bought == {"bought": 2, "item": "Ether", "gil": 560, "gilLeft": 100_000 - 560}
+            assert await made_since(game, seq) == [
+                ("MyPlugin", "spend_gil", "paid 560 gil for 2 × Ether"),
+                ("MyPlugin", "move_items", "received 2 × Ether from Material Supplier"),
+            ]
+            assert (await player.plugin("MyPlugin")).state == "enabled"  # what it did is what it declared
+    finally:
+        myplugin.kill()
