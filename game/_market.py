@@ -111,9 +111,7 @@ def vendor_buy(engine: GameEngine, args: VendorBuyArgs, by: str) -> ChangeReply:
     npc, distance = nearest(engine, "npc", vendor.npc)
     if vendor.territory != engine.world.player.territory or npc is None or distance >= INTERACT_REACH:
         zone = engine.zone(vendor.territory).name
-        raise Refusal(
-            f"{vendor.npc} is not nearby: walk up to them in {zone} first (within {INTERACT_REACH:g} yalms)"
-        )
+        raise Refusal(f"{vendor.npc} is not nearby: walk up to them in {zone} first (within {INTERACT_REACH:g} yalms)")
     line = _shop_line(vendor, args.item_id, engine)
     item = engine.item(args.item_id)
     if line.stock is not None and line.stock < args.count:
@@ -131,4 +129,3 @@ def vendor_buy(engine: GameEngine, args: VendorBuyArgs, by: str) -> ChangeReply:
     paid = pay()
     got = engine.record(by, CapabilityId.MOVE_ITEMS, "items", f"received {what} from {vendor.npc}", receive)
     return ChangeReply(changes=[paid, got])
-

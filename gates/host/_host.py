@@ -47,7 +47,7 @@ from .policy._registry import RegistryChange, ToolRegistry
 from .policy._report import PluginReports
 from .policy._state import HostState
 from .policy._store import PolicyDatabase
-from .tools._bell import Bell
+from .tools._bell import AutomationStatus, Bell
 from .tools._clickers import WindowTools
 from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
 from .tools._core_tools import CoreTools, ProgressFn
@@ -170,12 +170,14 @@ class Host:
         self.core_tools.add_handlers(JobTools(self.jobs).handlers())
         game_tools = GameTools(pi)  # W5, W6, A8: the game tools, their windows and navigation share one GameAccess
         self.core_tools.add_handlers(game_tools.handlers())
-        self.core_tools.add_handlers(WindowTools(game_tools.game).handlers())
+        windows = WindowTools(game_tools.game)
+        self.core_tools.add_handlers(windows.handlers())
         self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
         self.core_tools.add_handlers(IntegrationTools(pi).handlers())
         bell = Bell(pi)  # AutoRetainer held back while XIV MCP uses the summoning bell
         self.core_tools.add_handlers(MarketTools(game_tools.game, bell).handlers())
         self.core_tools.add_handlers(RetainerTools(game_tools.game, bell).handlers())
+        self.core_tools.add_handlers(AutomationStatus(bell, windows.clickers).handlers())
         # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and
         # going (or the host's own return to the bus, which may find it gone) changes the tools.
         pi.on_peer_change(self._integration_peer_changed)

@@ -185,6 +185,13 @@ async def test_a8_autoretainer_at_the_bell_holds_open_retainer_back_until_it_is_
             await autoretainer.expect("AutoRetainer: processing retainers at the bell")
             _, seq = await snapshot(game)
             assert await assistant.error("open_retainer", {"retainer": "Mirah"}) == AUTORETAINER_BUSY
+            status = await assistant.result("get_automation_status")
+            assert status == {
+                "plugins": {
+                    "AutoRetainer": {"busy": True, "multiMode": False, "suppressed": False, "suppressedByXivMcp": False}
+                },
+                "holdingBell": False,
+            }
             assert [c for c in await made_since(game, seq) if c[0] == "XivMcp"] == []  # refused: nothing done
 
             with anyio.fail_after(WAIT):
@@ -192,6 +199,8 @@ async def test_a8_autoretainer_at_the_bell_holds_open_retainer_back_until_it_is_
             await autoretainer.expect("AutoRetainer: done")
             assert await assistant.result("open_retainer", {"retainer": "Mirah"}) == {"opened": "Mirah"}
             await autoretainer.expect("AutoRetainer: suppressed")  # held back while XIV MCP uses the bell
+            status = await assistant.result("get_automation_status")
+            assert status["plugins"]["AutoRetainer"]["suppressedByXivMcp"] is True and status["holdingBell"] is True
             assert await assistant.result("close_retainer") == {"closed": "Mirah"}
             await autoretainer.expect("AutoRetainer: released")
     finally:

@@ -94,6 +94,7 @@ MODULES: Final[tuple[Module, ...]] = (
             "stop_navigation",
             "set_map_flag",
             "clear_map_flag",
+            "get_automation_status",
         ),
     ),
     Module(

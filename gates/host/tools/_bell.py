@@ -10,6 +10,9 @@ MCP touches the bell or a retainer (`Bell.acquire`), as the real host's `Acquire
 `Bell.release` lifts XIV MCP's suppression once its bell session is over (close_retainer, or a
 transfer or sale that closes the retainer). A plugin that is not on the bus is skipped; one that
 does not answer counts as not answering (`None`), as the real host's `Ipc<T>` does.
+
+`AutomationStatus` is get_automation_status: the automation plugins on the bus and what XIV MCP
+pauses of them (the real `PluginCompat.Status()`): only loaded plugins are listed.
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ import anyio
 from broker import PluginInterface
 from gates.contract import RefusedError
 
-__all__ = ["AUTORETAINER", "AUTORETAINER_BUSY", "AUTORETAINER_MULTI_MODE", "NOT_AT_BELL", "Bell"]
+from ._args import ToolArgs, ToolHandler
+from ._clickers import CLICKERS, Clickers
+
+__all__ = ["AUTORETAINER", "AUTORETAINER_BUSY", "AUTORETAINER_MULTI_MODE", "NOT_AT_BELL", "AutomationStatus", "Bell"]
 
 log = logging.getLogger("gates.bell")
 
@@ -39,8 +45,7 @@ AUTORETAINER_MULTI_MODE: Final = (
     "AutoRetainer multi mode is enabled and controls the character; disable multi mode first."
 )
 NOT_AT_BELL: Final = (
-    "The retainer list is not open. Use a summoning bell first (navigate_to summoning_bell, then "
-    "interact_with_object)."
+    "The retainer list is not open. Use a summoning bell first (navigate_to summoning_bell, then interact_with_object)."
 )
 """The real host's `RequireBell` (MarketTools.cs); here the character stands within reach of a bell."""
 
@@ -98,3 +103,29 @@ class Bell:
             self.suppressed_by_us = False
             await self._set_suppressed(False)
             log.info("AutoRetainer released (%s)", reason)
+
+
+class AutomationStatus:
+    """The handler of get_automation_status."""
+
+    def __init__(self, bell: Bell, clickers: Clickers) -> None:
+        self._bell = bell
+        self._clickers = clickers
+
+    def handlers(self) -> dict[str, ToolHandler]:
+        return {"get_automation_status": self._status}
+
+    async def _status(self, args: ToolArgs, _: object) -> dict[str, object]:
+        bell, pi = self._bell, self._bell._pi
+        plugins: dict[str, object] = {}
+        if bell._loaded():
+            plugins[AUTORETAINER] = {
+                "busy": await bell._ask(BUSY_GATE),
+                "multiMode": await bell._ask(MULTI_MODE_GATE),
+                "suppressed": await bell._ask(SUPPRESSED_GATE),
+                "suppressedByXivMcp": bell.suppressed_by_us,
+            }
+        for clicker in CLICKERS:
+            if clicker in pi.peers:
+                plugins[clicker] = {"pausedByXivMcp": self._clickers.paused}
+        return {"plugins": plugins, "holdingBell": bell.holding}

@@ -3,6 +3,7 @@
     market           get_market_listings buy_item sell_item
     items_retainers  get_retainers get_retainer_inventories open_retainer close_retainer
                      transfer_retainer_items
+    game_navigation  get_automation_status (which automation plugins XIV MCP holds back at the bell)
 
 The texts are the real host's (`XivMcp/Tools/ShopTools.cs`, `MarketTools.cs`, `RetainerTools.cs`),
 cut to what the simulated game has: no vendor-location plugin, Universalis, Penny Pincher, HQ
@@ -29,6 +30,15 @@ _ITEM: Final = {"type": "string", "description": "Item name or id."}
 _RETAINER: Final = {"type": "string", "description": "Retainer name."}
 _MARKET_GATE: Final = " Requires 'Market & purchases' in /xivmcp."
 _ITEMS_GATE: Final = " Requires 'Items & retainers' in /xivmcp."
+
+AUTOMATION_DEFINITION: Final = ToolDefinition(
+    name="get_automation_status",
+    description="The automation plugins XIV MCP works around, and what it pauses: AutoRetainer (busy, multi mode, "
+    "suppressed, and whether XIV MCP suppressed it while it uses a summoning bell), YesAlready and TextAdvance "
+    "(paused while XIV MCP drives windows), and whether XIV MCP holds the bell. Only loaded plugins are listed.",
+    read_only=True,
+    capabilities=_READ,
+)
 
 MARKET_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     ToolDefinition(
@@ -143,6 +153,7 @@ MARKET_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         ),
         capabilities=_RETAINERS,
     ),
+    AUTOMATION_DEFINITION,
 )
 
 _INT: Final = {"type": "integer"}
@@ -167,6 +178,7 @@ MARKET_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         {"retainer": _STR, "item": _STR, "quantity": _INT, "outcome": {"type": "object"}, "steps": _LIST},
         ("retainer", "item", "quantity", "outcome", "steps"),
     ),
+    "get_automation_status": _obj({"plugins": {"type": "object"}, "holdingBell": {"type": "boolean"}}, ("plugins",)),
     "open_retainer": _obj({"opened": {"type": ["string", "null"]}}, ("opened",)),
     "close_retainer": _obj({"closed": {"type": ["string", "null"]}}, ("closed",)),
     "transfer_retainer_items": _obj(
