@@ -3,19 +3,18 @@ world, the changes it records with the capability each needs, and refusals that 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 
 import anyio
 import pytest
 
 import broker
-from game import INTERACT_REACH, GameClient, GameError, SnapshotDelta
+from game import INTERACT_REACH, GameClient, GameError, SnapshotDelta, World, default_world
+from game._world_file import check_world
 from gates.testing import XivMcpSystem
 
 from ._system import TESTER, WAIT, game_peer, game_system
-
-pytestmark = pytest.mark.asyncio
 
 SUPPLIER = (14.0, -6.0)
 """The Material Supplier in Tuliyollal (world x, z)."""
@@ -43,6 +42,7 @@ async def refusal(call: object) -> str:
     return caught.value.message
 
 
+@pytest.mark.asyncio
 async def test_w1_the_default_world_has_a_vendor_a_market_board_and_retainers(shops: XivMcpSystem) -> None:
     async with fresh(shops) as (_, game):
         [supplier] = await game.vendors()
@@ -53,6 +53,7 @@ async def test_w1_the_default_world_has_a_vendor_a_market_board_and_retainers(sh
         assert [r.name for r in held.retainers] == ["Ququru", "Mirah"] and held.open is None and not held.at_bell
 
 
+@pytest.mark.asyncio
 async def test_w2_vendor_buy_needs_the_vendor_near_then_pays_and_the_stock_goes_down(shops: XivMcpSystem) -> None:
     async with fresh(shops) as (_, game):
         before = (await game.snapshot()).snapshot
@@ -74,6 +75,7 @@ async def test_w2_vendor_buy_needs_the_vendor_near_then_pays_and_the_stock_goes_
         assert "Material Supplier does not sell item 44162" in error
 
 
+@pytest.mark.asyncio
 async def test_w2_retainers_are_called_at_a_bell_and_entrusting_moves_items_out_of_the_bags(
     shops: XivMcpSystem,
 ) -> None:
@@ -101,3 +103,35 @@ async def test_w2_retainers_are_called_at_a_bell_and_entrusting_moves_items_out_
         closed = await game.close_retainer()
         assert [c.summary for c in closed.changes] == ["dismissed Ququru"]
         assert (await game.close_retainer()).changes == []  # nothing to dismiss: nothing recorded
+
+
+def _set(path: str, value: object) -> Callable[[World], None]:
+    def change(world: World) -> None:
+        target: object = world
+        *parents, last = path.split(".")
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else getattr(target, part)  # type: ignore[index]
+        setattr(target, last, value)
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (_set("vendors.0.territory", 1), "`$.vendors[0].territory` is 1, a zone this world does not have"),
+        (_set("vendors.0.items.0.price", 0), "`$.vendors[0].items[0].price` is 0"),
+        (_set("vendors.0.items.2.stock", -1), "`$.vendors[0].items[2].stock` is -1"),
+        (_set("market.0.quantity", 0), "`$.market[0]` sells 0 at 290 gil"),
+        (_set("retainers.1.name", "QUQURU"), "`$.retainers` names a retainer twice"),
+        (_set("retainer_open", "Nobody"), "`$.retainerOpen` is 'Nobody', not one of the world's retainers"),
+    ],
+)
+def test_w1_a_world_files_vendors_market_and_retainers_are_checked_naming_the_field(
+    change: Callable[[World], None], says: str
+) -> None:
+    world = default_world()
+    assert check_world(world) is None
+    change(world)
+    problem = check_world(world)
+    assert problem is not None and problem.startswith(says), problem
