@@ -18,6 +18,7 @@ import pytest
 import broker
 from game import GameClient, GameSnapshot
 from gates.host.tools._bell import AUTORETAINER_BUSY, NOT_AT_BELL
+from gates.host.tools._market_tools import NO_STANDING_APPROVALS
 from gates.host.tools._retainer_tools import LIST_NOT_OPEN
 
 from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
@@ -101,6 +102,7 @@ async def test_w5_buy_item_refusals_change_nothing_and_say_what_to_do(shops: Xiv
             ({"item": "Potion", "quantity": 1, "npc": "Wuk"}, "'Wuk' doesn't sell this item. Use find_vendors."),
             ({"item": "Fire Shard", "quantity": 1}, "No NPC vendor sells this item."),
             ({"item": "Hi-Potion", "quantity": 10}, "Not enough gil: about 3,200 needed, 100 owned."),
+            ({"item": "Potion", "quantity": 1, "approval": "a1b2c3"}, NO_STANDING_APPROVALS),
         ]:
             assert await assistant.error("buy_item", arguments) == message
         assert await snapshot(game) == before
@@ -114,7 +116,8 @@ async def test_w5_sell_item_lists_through_a_retainer_just_under_the_cheapest_off
 
         await game.set_position(*BELL)
         _, seq = await snapshot(game)
-        sold = await assistant.result("sell_item", {"retainer": "ququru", "item": "Hi-Potion", "quantity": 5})
+        selling = {"retainer": "ququru", "item": "Hi-Potion", "quantity": 5, "hq": False, "allow_low_price": False}
+        sold = await assistant.result("sell_item", selling)
         assert sold["outcome"] == {"listed": True, "pricePerUnit": 289, "undercut": 290}
         assert (sold["retainer"], sold["item"], sold["quantity"]) == ("Ququru", "Hi-Potion", 5)
         assert [c for c in await made_since(game, seq) if c[1] != "game_ui"] == [

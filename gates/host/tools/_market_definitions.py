@@ -68,6 +68,15 @@ MARKET_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
                     "type": "string",
                     "description": "Vendor NPC name; default: a vendor that sells it, current zone first.",
                 },
+                "menu_option": {
+                    "type": "string",
+                    "description": "Text of the NPC menu entry that opens the right shop (each vendor here has one).",
+                },
+                "approval": {
+                    "type": "string",
+                    "description": "Id of a standing approval (request_spending_approval), which this simulated "
+                    "game does not have.",
+                },
             },
             ("item", "quantity"),
         ),
@@ -83,7 +92,12 @@ MARKET_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
                 "retainer": {"type": "string"},
                 "item": _ITEM,
                 "quantity": {"type": "integer", "description": "How many (default: all in your bags)."},
+                "hq": {"type": "boolean", "description": "Sell the HQ stack (the simulated game has none)."},
                 "price": {"type": "integer", "description": "Price per unit; omit to undercut the market."},
+                "allow_low_price": {
+                    "type": "boolean",
+                    "description": "Accepted as the real host does; there are no Universalis averages to check here.",
+                },
             },
             ("retainer", "item"),
         ),

@@ -26,9 +26,12 @@ from ._bell import NOT_AT_BELL, Bell
 from ._game_definitions import text_arg
 from ._game_tools import GameAccess
 
-__all__ = ["MAX_QUANTITY", "MarketTools", "resolve_item"]
+__all__ = ["MAX_QUANTITY", "NO_STANDING_APPROVALS", "MarketTools", "resolve_item"]
 
 MAX_QUANTITY: Final = 9999
+NO_STANDING_APPROVALS: Final = (
+    "Standing approvals (request_spending_approval) are not simulated here; buy from a gil vendor without 'approval'."
+)
 GIL: Final = 1
 
 
@@ -71,6 +74,8 @@ class MarketTools:
         quantity = args.integer("quantity", 0, 0, MAX_QUANTITY)
         if quantity <= 0:
             raise RefusedError("'quantity' must be at least 1.")
+        if text_arg(args, "approval") is not None:
+            raise RefusedError(NO_STANDING_APPROVALS)
         if self._buying.locked():
             raise RefusedError("Another purchase is running.")
         async with self._buying:
