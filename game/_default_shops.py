@@ -1,7 +1,8 @@
 """The default world's vendors, market board and retainers: fixed, built in code (W1).
 
 The Material Supplier stands in Tuliyollal, a short walk from where the character starts, and
-sells potions for gil at the catalog's prices; the Ether is short of stock. Two retainers wait at
+sells potions for gil at the catalog's prices (the Ether is short of stock), and a materia for
+tomestones. Two retainers wait at
 the bell, one with a listing of its own; other players sell Hi-Potions and Ethers on the board.
 """
 
@@ -26,6 +27,7 @@ def default_vendors() -> list[Vendor]:
                 VendorItem(item_id=4551, price=60),
                 VendorItem(item_id=4554, price=320),
                 VendorItem(item_id=4555, price=280, stock=30),
+                VendorItem(item_id=41763, price=150),  # Savage Aim Materia XII, for Allagan Tomestones of Poetics
             ],
         )
     ]

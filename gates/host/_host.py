@@ -57,6 +57,7 @@ from .tools._market_tools import MarketTools
 from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
 from .tools._retainer_tools import RetainerTools
+from .tools._spending import Spending
 
 __all__ = ["MAX_AWAY", "Host"]
 
@@ -175,7 +176,9 @@ class Host:
         self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
         self.core_tools.add_handlers(IntegrationTools(pi).handlers())
         bell = Bell(pi)  # AutoRetainer held back while XIV MCP uses the summoning bell
-        self.core_tools.add_handlers(MarketTools(game_tools.game, bell).handlers())
+        spending = Spending(game_tools.game, self.approvals, self.clock.now)  # the player's consent to spend
+        self.core_tools.add_handlers(spending.handlers())
+        self.core_tools.add_handlers(MarketTools(game_tools.game, bell, spending).handlers())
         self.core_tools.add_handlers(RetainerTools(game_tools.game, bell).handlers())
         self.core_tools.add_handlers(AutomationStatus(bell, windows.clickers).handlers())
         # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and

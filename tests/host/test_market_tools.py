@@ -18,7 +18,6 @@ import pytest
 import broker
 from game import GameClient, GameSnapshot
 from gates.host.tools._bell import AUTORETAINER_BUSY, NOT_AT_BELL
-from gates.host.tools._market_tools import NO_STANDING_APPROVALS
 from gates.host.tools._retainer_tools import LIST_NOT_OPEN
 
 from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
@@ -102,7 +101,7 @@ async def test_w5_buy_item_refusals_change_nothing_and_say_what_to_do(shops: Xiv
             ({"item": "Potion", "quantity": 1, "npc": "Wuk"}, "'Wuk' doesn't sell this item. Use find_vendors."),
             ({"item": "Fire Shard", "quantity": 1}, "No NPC vendor sells this item."),
             ({"item": "Hi-Potion", "quantity": 10}, "Not enough gil: about 3,200 needed, 100 owned."),
-            ({"item": "Potion", "quantity": 1, "approval": "a1b2c3"}, NO_STANDING_APPROVALS),
+            ({"item": "Savage Aim Materia XII", "quantity": 1, "approval": "nope"}, "No approval 'nope'."),
         ]:
             assert await assistant.error("buy_item", arguments) == message
         assert await snapshot(game) == before

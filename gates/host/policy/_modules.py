@@ -111,7 +111,14 @@ MODULES: Final[tuple[Module, ...]] = (
         "Buying from vendors and selling on the market board.",
         Mode.ALLOW,
         Mode.DENY,
-        ("get_market_listings", "buy_item", "sell_item"),
+        (
+            "get_market_listings",
+            "list_approvals",
+            "buy_item",
+            "sell_item",
+            "request_spending_approval",
+            "revoke_approval",
+        ),
     ),
     Module(
         "jobs",

@@ -1,6 +1,7 @@
 """The definitions of XIV MCP's market and retainer tools, with the real host's names, descriptions and schemas.
 
-    market           get_market_listings buy_item sell_item
+    market           get_market_listings buy_item sell_item request_spending_approval list_approvals
+                     revoke_approval
     items_retainers  get_retainers get_retainer_inventories open_retainer close_retainer
                      transfer_retainer_items
     game_navigation  get_automation_status (which automation plugins XIV MCP holds back at the bell)
@@ -25,6 +26,8 @@ _obj = object_schema
 _READ: Final = ["read_game"]
 _BUY: Final = ["read_game", "game_ui", "move_character", "spend_gil", "spend_currency"]
 _SELL: Final = ["read_game", "game_ui", "trade_items"]
+_SPEND: Final = ["read_game", "game_ui", "move_character", "spend_gil"]
+"""The market group's capabilities (`BuiltInCapabilities.ByGroup`), for the approvals' tools."""
 _RETAINERS: Final = ["read_game", "game_ui", "move_items"]
 _ITEM: Final = {"type": "string", "description": "Item name or id."}
 _RETAINER: Final = {"type": "string", "description": "Retainer name."}
@@ -59,7 +62,9 @@ MARKET_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         name="buy_item",
         description="Buys an item from an NPC vendor: picks a vendor (the current zone first, or the one you name), "
         "and buys the quantity like a player, from the vendor you stand at (walk there first with navigate_to "
-        "destination=npc). Checks gil first and verifies what arrived. Gil shops buy directly." + _MARKET_GATE,
+        "destination=npc). Checks gil first and verifies what arrived. Gil shops buy directly. Any other shop "
+        "(tomestones, scrips, seals, items) shows an approval popup in game, and only buys when the player clicks "
+        "Approve." + _MARKET_GATE,
         input_schema=_obj(
             {
                 "item": _ITEM,
@@ -74,8 +79,8 @@ MARKET_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
                 },
                 "approval": {
                     "type": "string",
-                    "description": "Id of a standing approval (request_spending_approval), which this simulated "
-                    "game does not have.",
+                    "description": "Id of a standing approval (request_spending_approval) to use instead of asking "
+                    "per purchase; it caps what can be spent.",
                 },
             },
             ("item", "quantity"),
@@ -166,6 +171,48 @@ MARKET_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
             ("transfers",),
         ),
         capabilities=_RETAINERS,
+    ),
+    ToolDefinition(
+        name="request_spending_approval",
+        description="Asks the player once, in game, to approve spending up to an amount of a currency (e.g. 4,000 "
+        "Orange Crafters' Scrip), optionally only on given items, for a while (default 24 h) — a standing approval "
+        "for a job that buys repeatedly. Waits for the answer (up to 2 minutes). Pass the returned id as 'approval' "
+        "to buy_item: purchases then don't ask again but never spend more than approved (each purchase's real cost "
+        "is counted). The player can revoke it in /xivmcp → Jobs." + _MARKET_GATE,
+        input_schema=_obj(
+            {
+                "currency": {
+                    "type": "string",
+                    "description": 'Currency name or item id, e.g. "Orange Crafters\' Scrip".',
+                },
+                "max_amount": {"type": "integer", "description": "Most that may be spent in total."},
+                "items": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Only these items may be bought (optional).",
+                },
+                "purpose": {
+                    "type": "string",
+                    "description": 'Shown to the player, e.g. "Tacos scrip farm: buy materia".',
+                },
+                "valid_hours": {"type": "integer", "description": "Default 24."},
+            },
+            ("currency", "max_amount"),
+        ),
+        capabilities=_SPEND,
+    ),
+    ToolDefinition(
+        name="list_approvals",
+        description="Standing spending approvals: currency, approved and spent amount, items, expiry and state "
+        "(active, used up, expired, revoked).",
+        read_only=True,
+        capabilities=_READ,
+    ),
+    ToolDefinition(
+        name="revoke_approval",
+        description="Revokes a standing spending approval right away.",
+        input_schema=_obj({"id": {"type": "string"}}, ("id",)),
+        capabilities=_SPEND,
     ),
     AUTOMATION_DEFINITION,
 )

@@ -25,29 +25,15 @@ from ._args import ToolArgs, ToolHandler
 from ._bell import NOT_AT_BELL, Bell
 from ._game_definitions import text_arg
 from ._game_tools import GameAccess
+from ._spending import Spending, StandingApproval, resolve_item
 
-__all__ = ["MAX_QUANTITY", "NO_STANDING_APPROVALS", "MarketTools", "resolve_item"]
+__all__ = ["MAX_QUANTITY", "MarketTools"]
 
 MAX_QUANTITY: Final = 9999
 NO_STANDING_APPROVALS: Final = (
     "Standing approvals (request_spending_approval) are not simulated here; buy from a gil vendor without 'approval'."
 )
 GIL: Final = 1
-
-
-def resolve_item(items: list[ItemInfo], wanted: str | None) -> ItemInfo:
-    """An item of the catalog by id or name (exact, then part of a name), as the real `Items.Resolve`."""
-    if wanted is None:
-        raise RefusedError("'item' is required.")
-    folded = wanted.casefold()
-    found = (
-        [i for i in items if str(i.item_id) == wanted]
-        or [i for i in items if i.name.casefold() == folded]
-        or [i for i in items if folded in i.name.casefold()]
-    )
-    if not found:
-        raise RefusedError(f"No item called {quote(wanted)}. Give an item name or id from the game's catalog.")
-    return found[0]
 
 
 def _location(vendor: Vendor, zones: dict[int, Any], where: tuple[float, float] | None) -> str:
@@ -60,9 +46,10 @@ def _location(vendor: Vendor, zones: dict[int, Any], where: tuple[float, float] 
 class MarketTools:
     """The handlers of get_market_listings, buy_item and sell_item."""
 
-    def __init__(self, game: GameAccess, bell: Bell) -> None:
+    def __init__(self, game: GameAccess, bell: Bell, spending: Spending) -> None:
         self._game = game
         self._bell = bell
+        self._spending = spending
         self._buying = anyio.Lock()
 
     def handlers(self) -> dict[str, ToolHandler]:
@@ -74,8 +61,6 @@ class MarketTools:
         quantity = args.integer("quantity", 0, 0, MAX_QUANTITY)
         if quantity <= 0:
             raise RefusedError("'quantity' must be at least 1.")
-        if text_arg(args, "approval") is not None:
-            raise RefusedError(NO_STANDING_APPROVALS)
         if self._buying.locked():
             raise RefusedError("Another purchase is running.")
         async with self._buying:
@@ -104,9 +89,37 @@ class MarketTools:
                 f"{vendor.npc} is not nearby; go there first ({_location(vendor, zones, at)}), for example "
                 "with navigate_to destination=npc."
             )
+        steps: list[str] = []
+        paid_in_gil = item.currency == GIL
+        approval: StandingApproval | None = None
+        if not paid_in_gil:  # anything but gil is the player's decision (or a standing approval's)
+            approval = await self._approval(args, item, steps)
+            if approval is None:
+                place = _location(vendor, zones, at)
+                details = [
+                    f"Buy {quantity}x {item.name} from {vendor.npc} ({place})",
+                    "This shop is not paid with gil: the price is shown in the shop window that is open now.",
+                ]
+                steps.append("Waiting for approval in game.")
+                title = f"Buy {item.name} with a non-gil currency?"
+                await self._spending.consent("buy_item", title, details, "spend_currency")
+                steps.append("Approved in game.")
         before = await self._held(item.item_id)
-        steps = [f"Talking to {vendor.npc}.", "Shop open (Shop).", f"Buying {quantity}."]
-        await self._game.call(client.vendor_buy(vendor.npc, item.item_id, quantity))
+        steps.extend([f"Talking to {vendor.npc}.", "Shop open (Shop)."])
+        batch = quantity
+        if approval is not None:
+            batch = min(quantity, approval.remaining // max(1, line.price))
+            if batch <= 0:
+                steps.append(
+                    f"Approval {approval.id} has {approval.remaining:,} {approval.currency} left, not enough for "
+                    "another one."
+                )
+        if batch > 0:
+            steps.append(f"Buying {batch}.")
+            await self._game.call(client.vendor_buy(vendor.npc, item.item_id, batch))
+            if approval is not None:
+                self._spending.spend(approval, line.price * batch)
+                steps.append(f"Paid {line.price * batch:,} {approval.currency} ({approval.remaining:,} approved left).")
         after = await self._game.call(client.player())
         now = await self._held(item.item_id)
         return {
@@ -114,11 +127,25 @@ class MarketTools:
             "requested": quantity,
             "item": item.name,
             "from": vendor.npc,
-            "paidWith": "gil" if item.currency == GIL else "non-gil currency",
-            "gilSpent": gil - after.player.gil if item.currency == GIL else None,
+            "paidWith": "gil" if paid_in_gil else "non-gil currency (approved in game)",
+            "gilSpent": gil - after.player.gil if paid_in_gil else None,
             "nowInBags": now,
             "steps": steps,
         }
+
+    async def _approval(self, args: ToolArgs, item: ItemInfo, steps: list[str]) -> StandingApproval | None:
+        """The standing approval buy_item was given for a non-gil purchase, checked (None: none given)."""
+        wanted = text_arg(args, "approval")
+        if wanted is None:
+            return None
+        approval = self._spending.get(wanted, item.item_id, item.name)
+        if approval.currency_id != item.currency:
+            raise RefusedError(
+                f"That purchase was not paid with {approval.currency}, so approval {approval.id} doesn't cover it; "
+                "stopped."
+            )
+        steps.append(f"Using standing approval {approval.id} ({approval.remaining:,} {approval.currency} left).")
+        return approval
 
     async def _offer(self, item: ItemInfo, npc: str | None, territory: int) -> Vendor:
         """The vendors that sell `item`, the current zone's first (the real `PickOffer`)."""
