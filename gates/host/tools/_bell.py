@@ -58,10 +58,16 @@ class Bell:
         self.suppressed_by_us = False
         self.holding = False
 
-    def _loaded(self) -> bool:
+    @property
+    def peers(self) -> frozenset[str]:
+        return self._pi.peers
+
+    def loaded(self) -> bool:
+        """Whether AutoRetainer is on the bus and answers IsBusy."""
         return AUTORETAINER in self._pi.peers and self._pi.get_ipc_subscriber(BUSY_GATE).has_function()
 
-    async def _ask(self, gate: str) -> bool | None:
+    async def ask(self, gate: str) -> bool | None:
+        """AutoRetainer's answer to one of its bool gates; None when it does not answer."""
         subscriber = self._pi.get_ipc_subscriber(gate)
         if not subscriber.has_function():
             return None
@@ -83,12 +89,12 @@ class Bell:
 
     async def acquire(self) -> None:
         """Before XIV MCP touches the bell or a retainer: refused while AutoRetainer is working."""
-        if self._loaded():
-            if await self._ask(BUSY_GATE) is True and not self.suppressed_by_us:
+        if self.loaded():
+            if await self.ask(BUSY_GATE) is True and not self.suppressed_by_us:
                 raise RefusedError(AUTORETAINER_BUSY)
-            if await self._ask(MULTI_MODE_GATE) is True:
+            if await self.ask(MULTI_MODE_GATE) is True:
                 raise RefusedError(AUTORETAINER_MULTI_MODE)
-            if not self.suppressed_by_us and await self._ask(SUPPRESSED_GATE) is False:
+            if not self.suppressed_by_us and await self.ask(SUPPRESSED_GATE) is False:
                 await self._set_suppressed(True)
                 self.suppressed_by_us = True
                 log.info("AutoRetainer suppressed while XIV MCP uses the summoning bell")
@@ -116,16 +122,16 @@ class AutomationStatus:
         return {"get_automation_status": self._status}
 
     async def _status(self, args: ToolArgs, _: object) -> dict[str, object]:
-        bell, pi = self._bell, self._bell._pi
+        bell, peers = self._bell, self._bell.peers
         plugins: dict[str, object] = {}
-        if bell._loaded():
+        if bell.loaded():
             plugins[AUTORETAINER] = {
-                "busy": await bell._ask(BUSY_GATE),
-                "multiMode": await bell._ask(MULTI_MODE_GATE),
-                "suppressed": await bell._ask(SUPPRESSED_GATE),
+                "busy": await bell.ask(BUSY_GATE),
+                "multiMode": await bell.ask(MULTI_MODE_GATE),
+                "suppressed": await bell.ask(SUPPRESSED_GATE),
                 "suppressedByXivMcp": bell.suppressed_by_us,
             }
         for clicker in CLICKERS:
-            if clicker in pi.peers:
+            if clicker in peers:
                 plugins[clicker] = {"pausedByXivMcp": self._clickers.paused}
         return {"plugins": plugins, "holdingBell": bell.holding}
