@@ -49,6 +49,7 @@ from ._documents import (
 )
 from ._errors import GameError, GameUnavailableError, WorldFileError
 from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
+from ._market import INTERACT_REACH, MarketReply, VendorsReply
 from ._names import ADMIN_GATES, CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
 from ._peer import GameConfig, add_game_options, run_game, serve_game
 from ._reading import CHANGES_LIMIT
@@ -72,6 +73,7 @@ from ._replies import (
     WindowsReply,
     ZonesReply,
 )
+from ._retainers import RetainersReply
 from ._roster import (
     CHARACTER_KINDS,
     OBJECT_KINDS,
@@ -83,6 +85,7 @@ from ._roster import (
 )
 from ._setting import SET_PATHS
 from ._sheet import EQUIP_SLOTS, CharacterSheet, ClassJobLevel, EquippedItem, Gearset, Glamour, QuestState, Stain
+from ._shop_documents import MarketListing, Retainer, RetainerItem, Vendor, VendorItem
 from ._weather import (
     PERIOD_SECONDS,
     WeatherPeriod,
@@ -191,4 +194,15 @@ __all__ = [
     "weather_at",
     "weather_periods",
     "yalms_per_map_unit",
+]
+__all__ += [  # vendors, the market board and retainers
+    "INTERACT_REACH",
+    "MarketListing",
+    "MarketReply",
+    "Retainer",
+    "RetainerItem",
+    "RetainersReply",
+    "Vendor",
+    "VendorItem",
+    "VendorsReply",
 ]

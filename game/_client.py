@@ -46,6 +46,7 @@ from ._documents import (
     Zone,
 )
 from ._errors import NO_GAME, GameError, GameUnavailableError
+from ._market import MarketReply, VendorsReply
 from ._names import CHANGED_MESSAGE, RESET_MESSAGE, GameGate
 from ._replies import (
     AdminHelloReply,
@@ -67,7 +68,9 @@ from ._replies import (
     WindowsReply,
     ZonesReply,
 )
+from ._retainers import RetainersReply
 from ._roster import ObjectsReply, PartyReply, SheetReply
+from ._shop_documents import MarketListing, Vendor
 
 __all__ = ["GameClient", "JsonValue"]
 
@@ -233,6 +236,35 @@ class GameClient:
 
     async def trade(self, to: str, items: Sequence[TradeItem] = (), gil: int = 0) -> ChangeReply:
         return await self.call(GameGate.TRADE, ChangeReply, to=to, items=list(items), gil=gil)
+
+    # --- vendors, the market board, retainers (`_market`, `_retainers`) ---------------------
+
+    async def vendors(self) -> list[Vendor]:
+        return (await self.call(GameGate.GET_VENDORS, VendorsReply)).vendors
+
+    async def market(self, item_id: int | None = None) -> list[MarketListing]:
+        return (await self.call(GameGate.GET_MARKET, MarketReply, itemId=item_id)).listings
+
+    async def retainers(self) -> RetainersReply:
+        return await self.call(GameGate.GET_RETAINERS, RetainersReply)
+
+    async def vendor_buy(self, vendor: str, item_id: int, count: int = 1) -> ChangeReply:
+        return await self.call(GameGate.VENDOR_BUY, ChangeReply, vendor=vendor, itemId=item_id, count=count)
+
+    async def open_retainer(self, name: str) -> ChangeReply:
+        return await self.call(GameGate.OPEN_RETAINER, ChangeReply, name=name)
+
+    async def close_retainer(self) -> ChangeReply:
+        return await self.call(GameGate.CLOSE_RETAINER, ChangeReply)
+
+    async def retainer_transfer(
+        self, item_id: int, count: int = 1, direction: Literal["entrust", "withdraw"] = "entrust"
+    ) -> ChangeReply:
+        gate = GameGate.RETAINER_TRANSFER
+        return await self.call(gate, ChangeReply, itemId=item_id, count=count, direction=direction)
+
+    async def retainer_sell(self, item_id: int, count: int, price: int) -> ChangeReply:
+        return await self.call(GameGate.RETAINER_SELL, ChangeReply, itemId=item_id, count=count, price=price)
 
     # --- chat, windows, login, flag, target, combat ----------------------------------------
 

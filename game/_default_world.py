@@ -5,7 +5,9 @@ are well known, so a plugin prototyped here reads values it will meet in the gam
 random: the seed is only recorded in the world, so two games started alike are alike. Zones
 hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as Wuk Evu), and a
 Striking Dummy stands in Tuliyollal; the characters' sheets, the party and the weather are in
-`_default_people.py`.
+`_default_people.py`. The Material Supplier, a walk from the start, sells potions for gil; the
+character has two retainers, and the market board holds a few other players' listings
+(`_default_shops`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from ._default_people import default_party, default_sheets, default_weather
+from ._default_shops import default_market, default_retainers, default_vendors
 from ._documents import (
     Aetheryte,
     Currency,
@@ -150,4 +153,7 @@ def default_world(seed: int = 0) -> World:
         characters=[alt],
         sheets=default_sheets(),
         party=default_party(),
+        vendors=default_vendors(),
+        market=default_market(),
+        retainers=default_retainers(),
     )

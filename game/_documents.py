@@ -13,6 +13,7 @@ from typing import Literal
 import msgspec
 
 from ._sheet import CharacterSheet
+from ._shop_documents import MarketListing, Retainer, Vendor
 from ._weather import WeatherRate
 
 __all__ = [
@@ -214,6 +215,14 @@ class World(_Doc):
     """What each character has grown into (classes and jobs, gear, gearsets, quests), by content id."""
     party: list[PartyMember] = []
     """The other members of the character's party, at most 7 (none: not in a party)."""
+    vendors: list[Vendor] = []
+    """Who sells what, and for how much (`_shop_documents`)."""
+    market: list[MarketListing] = []
+    """Other players' listings on the market board."""
+    retainers: list[Retainer] = []
+    """The account's retainers, with what they hold and sell."""
+    retainer_open: str | None = None
+    """The retainer the character called at a summoning bell, until it is dismissed or the character leaves."""
 
 
 class GameSnapshot(_Doc):

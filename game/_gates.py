@@ -26,7 +26,7 @@ import msgspec
 from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
-from . import _goods, _moving, _reading, _roster, _setting, _social
+from . import _goods, _market, _moving, _reading, _retainers, _roster, _setting, _social
 from ._admin import AdminDoor
 from ._documents import Change, GameReply
 from ._engine import GameEngine
@@ -95,6 +95,29 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
     Route(GameGate.SET_TARGET, a.SetTargetArgs, _social.set_target, '{"name": "Striking Dummy"}'),
     Route(GameGate.START_COMBAT, a.NoArgs, _social.start_combat),
     Route(GameGate.END_COMBAT, a.NoArgs, _social.end_combat),
+    Route(GameGate.GET_VENDORS, a.NoArgs, _market.vendors),
+    Route(GameGate.GET_MARKET, _market.MarketArgs, _market.market, '{"itemId": 4554}'),
+    Route(GameGate.GET_RETAINERS, a.NoArgs, _retainers.retainers),
+    Route(
+        GameGate.VENDOR_BUY,
+        _market.VendorBuyArgs,
+        _market.vendor_buy,
+        '{"vendor": "Material Supplier", "itemId": 4554, "count": 1}',
+    ),
+    Route(GameGate.OPEN_RETAINER, _retainers.OpenRetainerArgs, _retainers.open_retainer, '{"name": "Koana"}'),
+    Route(GameGate.CLOSE_RETAINER, a.NoArgs, _retainers.close_retainer),
+    Route(
+        GameGate.RETAINER_TRANSFER,
+        _retainers.RetainerTransferArgs,
+        _retainers.retainer_transfer,
+        '{"itemId": 4554, "count": 1, "direction": "entrust"}',
+    ),
+    Route(
+        GameGate.RETAINER_SELL,
+        _retainers.RetainerSellArgs,
+        _retainers.retainer_sell,
+        '{"itemId": 4554, "count": 1, "price": 500}',
+    ),
     Route(GameGate.SET, a.SetArgs, _setting.set_value, '{"path": "gil", "value": 5000}'),
     Route(GameGate.ADVANCE_CLOCK, a.AdvanceClockArgs, _setting.advance_clock, '{"seconds": 5}'),
     Route(GameGate.SAVE, a.SaveArgs, _setting.save, '{"path": "farm.json"}'),

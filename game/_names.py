@@ -63,6 +63,15 @@ class GameGate(StrEnum):
     SET_TARGET = "Game.SetTarget"
     START_COMBAT = "Game.StartCombat"
     END_COMBAT = "Game.EndCombat"
+    # vendors, the market board and retainers (`_market`, `_retainers`)
+    GET_VENDORS = "Game.GetVendors"
+    GET_MARKET = "Game.GetMarket"
+    GET_RETAINERS = "Game.GetRetainers"
+    VENDOR_BUY = "Game.VendorBuy"
+    OPEN_RETAINER = "Game.OpenRetainer"
+    CLOSE_RETAINER = "Game.CloseRetainer"
+    RETAINER_TRANSFER = "Game.RetainerTransfer"
+    RETAINER_SELL = "Game.RetainerSell"
     # the admin gates (`ADMIN_GATES`): they rewrite the world, answering only the player (F4)
     SET = "Game.Set"
     ADVANCE_CLOCK = "Game.AdvanceClock"

@@ -4,7 +4,8 @@
 
 Tools: `myplugin_status` (read-only), `myplugin_set_flag` (checks its arguments as the seed does),
 `myplugin_follow` / `myplugin_stop`, `myplugin_farm` (long-running: progress, safe to cancel),
-`myplugin_restock` (asks the player's approval mid-call, with the price).
+`myplugin_restock` (buys from the vendor the character stands at, through the game's purchase path,
+after the player's approval mid-call, with the price).
 
 This is the sample to copy. Each tool is a plain function under `@plugin.tool` or
 `@plugin.long_running_tool` (`gates.plugin.Plugin`): its name, description (the docstring, whose
@@ -35,16 +36,15 @@ import anyio
 import msgspec
 from msgspec import Meta
 
-from game import GameClient, GameError, GameUnavailableError, ItemInfo, Zone
+from game import GameClient, GameError, GameUnavailableError, Zone
 from gates.plugin import CallCancelledError, HostReplyError, JobStep, McpCall, McpToolError, Plugin, XivMcpClient
 
 from ._run import parse_args, run, say
+from ._vendors import VENDOR, check_near, find_vendor, sold_for_gil
 
 NAME: Final = "MyPlugin"
 FOLLOW_RANGE: Final = 2.0
 """Yalms MyPlugin stops short of whom it follows (a walk to a point goes all the way)."""
-GIL: Final = 1
-"""The catalog's currency id of gil."""
 T = TypeVar("T")
 
 plugin = Plugin(NAME, display_name="My Plugin", version="1.0.0", repo="https://example.com/myplugin/repo.json")
@@ -143,15 +143,6 @@ def _zone(zones: list[Zone], wanted: str) -> Zone:
             return zone
     names = ", ".join(z.name for z in zones)
     raise McpToolError(f"There is no zone called {wanted!r}. Use one of: {names} (or a territory id).")
-
-
-def _item(items: list[ItemInfo], wanted: str) -> ItemInfo:
-    sold = [i for i in items if i.price > 0 and i.currency == GIL]
-    for item in sold:
-        if item.name.lower() == wanted.strip().lower():
-            return item
-    names = ", ".join(i.name for i in sold)
-    raise McpToolError(f"The vendor sells no {wanted!r} for gil. It sells: {names}.")
 
 
 @plugin.tool(read_only=True)
@@ -330,29 +321,37 @@ async def myplugin_farm(
 
 @plugin.long_running_tool(capabilities=["spend_gil", "move_items"])
 async def myplugin_restock(
-    call: McpCall, item: str = "Hi-Potion", count: Annotated[int, Meta(ge=1, le=999)] = 10
+    call: McpCall,
+    item: str = "Hi-Potion",
+    count: Annotated[int, Meta(ge=1, le=999)] = 10,
+    vendor: str = VENDOR,
 ) -> Restocked:
-    """Buys potions from the vendor with gil. Asks the player with the price first.
+    """Buys potions with gil from a vendor the character stands at (walk there first, for example with
+    navigate_to destination=npc). Asks the player with the price first.
 
     Args:
         call: The running call: the player's approval mid-call (not an argument the assistant sends).
         item: What to buy. Default: Hi-Potion.
         count: How many. Default 10.
+        vendor: The vendor NPC to buy from. Default: the Material Supplier in Tuliyollal.
 
     Returns:
         How many of which item were bought, the gil they cost and the gil left (gilLeft).
     """
     game = GameClient(plugin.client.pi)
-    sold = _item(await on_game(game.items()), item)
-    price = count * sold.price
+    shop = find_vendor(await on_game(game.vendors()), vendor)
+    sold, unit = sold_for_gil(await on_game(game.items()), shop, item)
+    check_near(await on_game(game.position()), await on_game(game.zones()), shop)
+    price = count * unit
     gil = (await on_game(game.player())).player.gil
     if price > gil:
         raise McpToolError(f"{count} {sold.name} cost {price:,} gil but only {gil:,} gil are left; buy fewer.")
     if not await call.request_approval("spend_gil", f"Buy {count} {sold.name} for {price:,} gil"):
         raise McpToolError("The player declined the purchase; nothing was bought.")
-    await on_game(game.buy(sold.item_id, count))
+    # The game's purchase path, as XIV MCP's buy_item takes it: it records spend_gil and the items received.
+    await on_game(game.vendor_buy(shop.npc, sold.item_id, count))
     left = (await on_game(game.player())).player.gil
-    say(f"{NAME}: bought {count} {sold.name} for {price:,} gil")
+    say(f"{NAME}: bought {count} {sold.name} for {price:,} gil from {shop.npc}")
     return Restocked(bought=count, item=sold.name, gil=price, gil_left=left)
 
 

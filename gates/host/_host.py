@@ -47,14 +47,18 @@ from .policy._registry import RegistryChange, ToolRegistry
 from .policy._report import PluginReports
 from .policy._state import HostState
 from .policy._store import PolicyDatabase
+from .tools._bell import AutomationStatus, Bell
 from .tools._clickers import WindowTools
 from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
 from .tools._core_tools import CoreTools, ProgressFn
 from .tools._game_tools import GameTools
 from .tools._integrations import INTEGRATION_PLUGINS, IntegrationTools
+from .tools._market_tools import MarketTools
 from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
 from .tools._reading_tools import reading_handlers
+from .tools._retainer_tools import RetainerTools
+from .tools._spending import Spending
 
 __all__ = ["MAX_AWAY", "Host"]
 
@@ -168,10 +172,17 @@ class Host:
         self.core_tools.add_handlers(JobTools(self.jobs).handlers())
         game_tools = GameTools(pi)  # W5, W6, A8: the game tools, their windows and navigation share one GameAccess
         self.core_tools.add_handlers(game_tools.handlers())
-        self.core_tools.add_handlers(WindowTools(game_tools.game).handlers())
+        windows = WindowTools(game_tools.game)
+        self.core_tools.add_handlers(windows.handlers())
         self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
         self.core_tools.add_handlers(reading_handlers(game_tools.game, self.installed))
         self.core_tools.add_handlers(IntegrationTools(pi).handlers())
+        bell = Bell(pi)  # AutoRetainer held back while XIV MCP uses the summoning bell
+        spending = Spending(game_tools.game, self.approvals, self.clock.now)  # the player's consent to spend
+        self.core_tools.add_handlers(spending.handlers())
+        self.core_tools.add_handlers(MarketTools(game_tools.game, bell, spending).handlers())
+        self.core_tools.add_handlers(RetainerTools(game_tools.game, bell).handlers())
+        self.core_tools.add_handlers(AutomationStatus(bell, windows.clickers).handlers())
         # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and
         # going (or the host's own return to the bus, which may find it gone) changes the tools.
         pi.on_peer_change(self._integration_peer_changed)

@@ -147,7 +147,8 @@ GAME_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
                 "containers": {**_CONTAINERS, "description": "Restrict the search to these container groups."},
                 "include_retainers": {
                     "type": "boolean",
-                    "description": "Accepted as the real host does; the simulated game has no retainers.",
+                    "description": "Accepted as the real host does; retainers are not searched here "
+                    "(get_retainer_inventories lists what they hold).",
                 },
             }
         ),
