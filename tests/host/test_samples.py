@@ -224,6 +224,7 @@ async def restock(d: Desk, tg: Any, *, approve: bool) -> tuple[PendingApproval, 
     """Call myplugin_restock, approve its call, approve (once) or decline its mid-call question;
     (that approval, the call's outcome)."""
     player = d.player
+    await d.game.set_position(x=12.0, z=-6.0, territory=1185)  # at the Material Supplier, who sells
     await player.set_modes("MyPlugin", myplugin_restock="default", move_items="allow", spend_gil="ask")
     call = start_call(tg, player, "myplugin_restock", {"count": 10})
     before = await player.wait_approval("myplugin_restock")
