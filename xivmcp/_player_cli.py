@@ -214,6 +214,13 @@ _PLAYER_COMMANDS: Final = (
             _arg("tool"),
             _arg("arguments", nargs="?", default="{}", help="the arguments as a JSON object"),
             _arg("-q", "--quiet", action="store_true", help="do not say what the call waits for, nor its progress"),
+            _arg(
+                "--save",
+                metavar="FILE",
+                default=None,
+                help="write the image the tool returns (take_screenshot's PNG) to FILE, a second one to FILE-2.png, "
+                "...; without it an image is described (type, bytes), not printed",
+            ),
         ),
     ),
     _PlayerCommand("jobs", "the background jobs: id, name, state, step, why they wait", lambda a: ListJobs()),
@@ -342,10 +349,27 @@ def send_command(
         if isinstance(reply, CallReply) and reply.is_error:
             print_err(escaped(str(reply.error)))  # the plugin's text: one line, whatever it holds (S3)
             return 1
+        if isinstance(reply, CallReply) and reply.images and getattr(args, "save", None):
+            try:
+                extra.update(_save_images(reply, Path(args.save)))
+            except OSError as exc:
+                print_err(f"Could not write the image to {args.save}: {exc.strerror or exc}.")
+                return 1
         (show or _show)(reply, extra, args.json)
         return 0
 
     return run_async(run, verbose=args.verbose)
+
+
+def _save_images(reply: CallReply, path: Path) -> dict[str, str]:
+    """Write a call's images, the first to `path`, the next to `path`-2 and on; `extra`'s entries
+    that say where each went (`image0`, `image1`, ...)."""
+    saved: dict[str, str] = {}
+    for index, image in enumerate(reply.images):
+        target = path if index == 0 else path.with_name(f"{path.stem}-{index + 1}{path.suffix}")
+        target.write_bytes(image.data)
+        saved[f"image{index}"] = str(target)
+    return saved
 
 
 def _show(reply: msgspec.Struct, extra: dict[str, str], as_json: bool) -> None:

@@ -69,10 +69,15 @@ def print_reply(reply: msgspec.Struct, extra: dict[str, str]) -> None:
                 version = plugin.version or "version unknown"
                 loaded = "loaded" if plugin.loaded else "not loaded"
                 _say(f"{plugin.internal_name}: {plugin.name} {version} [{loaded}] {plugin.repo or ''}".rstrip())
-        case CallReply(result=result):
+        case CallReply(result=result, images=images):
             text = result if isinstance(result, str) else json.dumps(result)
             for line in text.split("\n"):  # the result is all the output: its own lines stay lines
                 _say(line)
+            for index, image in enumerate(images):  # bytes, not text: said, not printed
+                where = extra.get(f"image{index}")
+                told = f"saved to {where}" if where else "not shown here (--save FILE writes it)"
+                caption = f"{image.caption} " if image.caption else ""
+                _say(f"{caption}[{image.mime_type}, {len(image.data):,} bytes] {told}")
         case HostClock(now=now):
             _say(f"host clock at {now:g} s; {extra['game']}")
         case PluginDecision() | ApprovalAnswer() | JobControlled() | SettingChanged() | HostReset():

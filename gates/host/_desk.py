@@ -38,6 +38,7 @@ from gates.player import (
     ApprovalAnswer,
     ApprovalsReport,
     AuditReport,
+    CallImage,
     CallReply,
     CallTool,
     ConsentPlugin,
@@ -302,7 +303,8 @@ class PlayerDesk:
             if events is not None:
                 await events.aclose()  # every event reaches the player before the result
         if outcome.ok:
-            return CallReply(result=outcome.result)
+            images = [CallImage(mime_type=i.mime_type, data=i.data, caption=i.caption) for i in outcome.images]
+            return CallReply(result=outcome.result, images=images)
         return CallReply(is_error=True, error=outcome.error)
 
     def _jobs(self, command: ListJobs) -> JobsReport:

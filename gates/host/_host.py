@@ -58,6 +58,7 @@ from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
 from .tools._reading_tools import reading_handlers
 from .tools._retainer_tools import RetainerTools
+from .tools._screen_tools import ScreenTools
 from .tools._spending import Spending
 
 __all__ = ["MAX_AWAY", "Host"]
@@ -176,6 +177,7 @@ class Host:
         self.core_tools.add_handlers(windows.handlers())
         self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
         self.core_tools.add_handlers(reading_handlers(game_tools.game, self.installed))
+        self.core_tools.add_handlers(ScreenTools(game_tools.game).handlers())  # take_screenshot (module screen)
         self.core_tools.add_handlers(IntegrationTools(pi).handlers())
         bell = Bell(pi)  # AutoRetainer held back while XIV MCP uses the summoning bell
         spending = Spending(game_tools.game, self.approvals, self.clock.now)  # the player's consent to spend

@@ -8,7 +8,9 @@
 What the assistant sees is what the real host shows it (F3, `XivMcp/Mcp/McpServer.cs`): each
 tool's name, description, inputSchema and annotations (readOnlyHint, destructiveHint,
 openWorldHint false), ordered by name; a result as one text content (a string of XIV MCP's own
-tools as it is, anything else, and every plugin result, as JSON text) with no structuredContent;
+tools as it is, anything else, and every plugin result, as JSON text) with no structuredContent,
+followed by its images if it has any (take_screenshot: a caption text, then the PNG as an image
+content);
 an unknown tool as `-32602 "Unknown tool: {name}"`; no progress notifications. The simulator's
 extensions (`HostConfig.simulator_extensions`: outputSchema and structuredContent, a plugin's
 string as plain text, progress as notifications/progress) are added only when the host runs with
@@ -30,6 +32,7 @@ cancels the call's scope directly.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from collections.abc import Callable, Hashable
@@ -164,19 +167,32 @@ def result_text(outcome: CallOutcome, *, extensions: bool = False) -> str:
     return json_text(value)
 
 
+def _content(outcome: CallOutcome, text: str) -> list[types.ContentBlock]:
+    """The content of a successful call, as the real host's `McpServer.CallTool` builds it: the
+    result's text, then for each image its caption as a text (when it has one) and the image itself
+    (type "image", the bytes in base64, mimeType "image/png")."""
+    content: list[types.ContentBlock] = [types.TextContent(text=text)]
+    for image in outcome.images:
+        if image.caption is not None:
+            content.append(types.TextContent(text=image.caption))
+        data = base64.b64encode(image.data).decode("ascii")
+        content.append(types.ImageContent(data=data, mime_type=image.mime_type))
+    return content
+
+
 def _result(outcome: CallOutcome, name: str, has_output_schema: bool, extensions: bool) -> types.CallToolResult:
     if outcome.error is not None:
         return types.CallToolResult(content=[types.TextContent(text=outcome.error)], is_error=True)
     text = result_text(outcome, extensions=extensions)
     if not extensions:
-        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
+        return types.CallToolResult(content=_content(outcome, text), is_error=False)
     value = outcome.result
     if has_output_schema and not isinstance(value, dict):
         # MCP clients refuse a result without the structuredContent an outputSchema promises.
         error = f"{name} advertises an outputSchema but returned no JSON object; this is a bug in its plugin."
         return types.CallToolResult(content=[types.TextContent(text=error)], is_error=True)
     structured = value if isinstance(value, dict) else None
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
+    return types.CallToolResult(content=_content(outcome, text), structured_content=structured)
 
 
 def _cursor(params: types.PaginatedRequestParams | None) -> int:

@@ -17,6 +17,7 @@ __all__ = [
     "ApprovalsReport",
     "AuditLine",
     "AuditReport",
+    "CallImage",
     "CallReply",
     "HostClock",
     "HostReset",
@@ -99,6 +100,16 @@ class AuditReport(Wire, kw_only=True):
     entries: list[AuditLine]
 
 
+class CallImage(Wire, kw_only=True, omit_defaults=True):
+    """An image a call returned besides its result (take_screenshot's): the assistant gets it as
+    an image content, after its caption."""
+
+    mime_type: str
+    data: bytes
+    """The image itself (base64 on the wire, as msgspec writes bytes in JSON)."""
+    caption: str | None = None
+
+
 class CallReply(Wire, kw_only=True, omit_defaults=True):
     """`call`, as the assistant gets it: the tool's result, or the error it reads.
 
@@ -110,6 +121,8 @@ class CallReply(Wire, kw_only=True, omit_defaults=True):
     is_error: bool = False
     error: str | None = None
     """The text the assistant reads when the call was refused or failed."""
+    images: list[CallImage] = []
+    """Images besides the result, in order (none for most tools)."""
 
 
 class StatsReport(Wire, kw_only=True):

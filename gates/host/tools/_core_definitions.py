@@ -22,6 +22,7 @@ from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
 from ._job_definitions import JOB_DEFINITIONS, object_schema
 from ._market_definitions import MARKET_DEFINITIONS, MARKET_OUTPUT_SCHEMAS
 from ._reading_definitions import READING_DEFINITIONS, READING_OUTPUT_SCHEMAS
+from ._screen_tools import SCREEN_DEFINITIONS
 
 __all__ = [
     "CORE_DEFINITIONS",
@@ -118,6 +119,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     *GAME_DEFINITIONS,
     *READING_DEFINITIONS,
     *MARKET_DEFINITIONS,
+    *SCREEN_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
