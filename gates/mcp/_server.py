@@ -5,16 +5,14 @@
                     a refused or failed call is an isError result, an unknown tool a JSON-RPC error
     resources/*     each cache as xiv://cache/<id>: plugins (the registry) and audit (the log's tail)
 
-What the assistant sees is what the real host shows it (F3, `XivMcp/Mcp/McpServer.cs`): each
-tool's name, description, inputSchema and annotations (readOnlyHint, destructiveHint,
-openWorldHint false), ordered by name; a result as one text content (a string of XIV MCP's own
-tools as it is, anything else, and every plugin result, as JSON text) with no structuredContent,
-followed by its images if it has any (take_screenshot: a caption text, then the PNG as an image
-content);
-an unknown tool as `-32602 "Unknown tool: {name}"`; no progress notifications. The simulator's
-extensions (`HostConfig.simulator_extensions`: outputSchema and structuredContent, a plugin's
-string as plain text, progress as notifications/progress) are added only when the host runs with
-them.
+What the assistant sees is what the real host shows it (F3, `XivMcp/Mcp/McpServer.cs`): each tool's
+name, description, inputSchema and annotations (readOnlyHint, destructiveHint, openWorldHint false),
+ordered by name; a result as one text content (a string of XIV MCP's own tools as it is, anything else,
+and every plugin result, as JSON text) with no structuredContent, then its images if any
+(take_screenshot's: a caption text, then the PNG as an image content); an unknown tool as `-32602
+"Unknown tool: {name}"`; no progress notifications. The simulator's extensions
+(`HostConfig.simulator_extensions`: outputSchema and structuredContent, a plugin's string as plain text,
+progress as notifications/progress) are added only when the host runs with them.
 
 `Handlers` holds one method per request kind, over the host; `ToolList` keeps the MCP `Tool`s
 of what is listed, built again only when that changes. No protocol is written here: the
@@ -168,15 +166,11 @@ def result_text(outcome: CallOutcome, *, extensions: bool = False) -> str:
 
 
 def _content(outcome: CallOutcome, text: str) -> list[types.ContentBlock]:
-    """The content of a successful call, as the real host's `McpServer.CallTool` builds it: the
-    result's text, then for each image its caption as a text (when it has one) and the image itself
-    (type "image", the bytes in base64, mimeType "image/png")."""
+    """The result's text, then each image's caption (if any) and the image (base64), as `CallTool` has them."""
     content: list[types.ContentBlock] = [types.TextContent(text=text)]
     for image in outcome.images:
-        if image.caption is not None:
-            content.append(types.TextContent(text=image.caption))
-        data = base64.b64encode(image.data).decode("ascii")
-        content.append(types.ImageContent(data=data, mime_type=image.mime_type))
+        caption = [] if image.caption is None else [types.TextContent(text=image.caption)]
+        content += [*caption, types.ImageContent(data=base64.b64encode(image.data).decode(), mime_type=image.mime_type)]
     return content
 
 

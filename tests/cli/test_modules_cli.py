@@ -65,7 +65,7 @@ async def test_f1_w5_xivmcp_modules_lists_every_real_module_with_its_title_and_d
         assert f"\n{module.id} ({module.title}): {_modes(module.reading, module.changes)}{driven}\n" in f"\n{text}"
     assert "\n  get_position: allow\n" in text  # performed: no mark
     assert "\n  get_item_sources: deny (not simulated)\n" in text  # online: reading deny by default
-    assert "\n  take_screenshot: ask (not simulated)\n" in text  # screen: reading ask
+    assert "\n  take_screenshot: ask\n" in text  # screen: reading ask, performed
     assert "\n  press_xivmcp_control: deny (not simulated; dev builds only)\n" in text
     assert "\n  farm_duty_item: not available now (not simulated)\n" in text  # AutoDuty is not loaded
 
@@ -73,8 +73,8 @@ async def test_f1_w5_xivmcp_modules_lists_every_real_module_with_its_title_and_d
 async def test_w5_a_setting_of_a_module_the_game_does_not_perform_is_kept_and_shown(system: XivMcpSystem) -> None:
     said = await cli(system.cli("module", "online", "reading", "allow"))
     assert said == "Online lookups (online): reading is now allow.\n"
-    said = await cli(system.cli("tool", "take_screenshot", "deny"))
-    assert said == "take_screenshot is set to deny on its own (Screen).\n"
+    said = await cli(system.cli("tool", "get_fashion_report", "deny"))
+    assert said == "get_fashion_report is set to deny on its own (Online lookups).\n"
     said = await cli(system.cli("module", "plugin_management", "off"))
     assert said == "Plugin management (plugin_management) is turned off.\n"
     error = await cli(system.cli("module", "online", "changes", "allow"), expect_code=1)
@@ -83,15 +83,15 @@ async def test_w5_a_setting_of_a_module_the_game_does_not_perform_is_kept_and_sh
         text = await cli(system.cli("modules"))
         assert "\nonline (Online lookups): reading allow\n" in text
         assert "\n  get_item_sources: allow (not simulated)\n" in text
-        assert "\n  take_screenshot: deny (set on its own: deny) (not simulated)\n" in text
+        assert "\n  get_fashion_report: deny (set on its own: deny) (not simulated)\n" in text
         assert "\nplugin_management (Plugin management): OFF (its tools are not offered)\n" in text
         cards = {card["id"]: card for card in json.loads(await cli(system.cli("modules", "--json")))["modules"]}
-        screenshot = cards["screen"]["tools"][0]
-        assert screenshot == {"name": "take_screenshot", "setting": "deny", "mode": "deny", "available": True,
-                              "simulated": False}  # fmt: skip
+        [report] = [tool for tool in cards["online"]["tools"] if tool["name"] == "get_fashion_report"]
+        assert report == {"name": "get_fashion_report", "setting": "deny", "mode": "deny", "available": True,
+                          "simulated": False}  # fmt: skip
     finally:
         await cli(system.cli("module", "online", "reading", "default"))
-        await cli(system.cli("tool", "take_screenshot", "group"))
+        await cli(system.cli("tool", "get_fashion_report", "group"))
         await cli(system.cli("module", "plugin_management", "on"))
 
 

@@ -6,6 +6,8 @@ the real XIV MCP shows (F3), results as text alone. The sample plugins run in pr
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 from typing import Any
 
@@ -13,6 +15,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
+from PIL import Image
 
 from .xiv_mcp_support import (
     CARELESS_TOOLS,
@@ -43,6 +46,7 @@ CORE = [
     *("get_automation_status", "get_market_listings", "buy_item", "sell_item", "request_spending_approval"),
     *("list_approvals", "revoke_approval", "get_retainers", "get_retainer_inventories", "open_retainer"),
     *("close_retainer", "transfer_retainer_items"),
+    "take_screenshot",
 ]
 """XIV MCP's own tools offered with no plugin loaded (AutoDuty's integration tools come with AutoDuty)."""
 
@@ -300,6 +304,40 @@ async def test_ask_call_runs_once_the_player_approves_from_the_shell(
             await xiv.run_cli("mode", "MyPlugin", "myplugin_stop", "default")
     result = outcome["result"]
     assert json_of(result) == {"stopped": False}
+
+
+@ERAS
+async def test_take_screenshot_waits_for_the_player_then_sends_its_png_as_image_content(
+    xiv: XivSystem, era: str
+) -> None:
+    # SPEC: A3, F3 - the content the real McpServer.CallTool builds: the data's text, the caption, the image
+    async with connect(xiv, era) as s:
+        outcome: dict[str, Any] = {}
+
+        async def call() -> None:
+            outcome["result"] = await s.client.call_tool("take_screenshot", {"max_width": 320})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call)
+            listed = await xiv.run_cli("approvals", "--json", "--wait", str(WAIT))
+            approvals = json.loads(listed.stdout)["approvals"]
+            assert [(a["plugin"], a["tool"]) for a in approvals] == [("XivMcp", "take_screenshot")]
+            assert outcome == {}  # the screen's reading mode is ask: nothing is taken before the answer
+            await xiv.run_cli("approve", approvals[0]["approvalId"])
+    result: types.CallToolResult = outcome["result"]
+    assert not result.is_error and result.structured_content is None
+    data, caption, image = result.content
+    assert isinstance(data, types.TextContent) and isinstance(caption, types.TextContent)
+    assert json.loads(data.text) == {
+        "area": "game",
+        "captured": {"width": 512, "height": 512},
+        "image": {"width": 320, "height": 320},
+        "gameWindow": {"width": 512, "height": 512},
+    }
+    assert caption.text == "The game screen."
+    assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
+    shot = Image.open(io.BytesIO(base64.b64decode(image.data, validate=True)))
+    assert (shot.format, shot.size) == ("PNG", (320, 320))
 
 
 @ERAS
