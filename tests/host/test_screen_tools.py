@@ -30,7 +30,7 @@ pytestmark = pytest.mark.asyncio
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 GAME_WINDOW = {"width": SCREEN_SIZE, "height": SCREEN_SIZE}
 SMALL = 20_000
-"""Bytes a screenshot of the default world stays under (it is some 8 KB: a map, a few markers)."""
+"""Bytes a screenshot of the default world stays under (it is 6,234 bytes: a map, a few markers)."""
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +172,6 @@ async def test_w5_a_refused_screenshot_says_why_in_the_real_words_and_changes_no
             "The overlay is not shown: nothing is running (or it is turned off in /xivmcp → Overlay)."
         )
         assert (await player.error("take_screenshot", {"zoom": 2})).startswith("take_screenshot has no argument 'zoom'")
+        assert await player.error("take_screenshot", {"max_width": "wide"}) == (
+            "'max_width' must be a number, such as 1600; got 'wide'."
+        )

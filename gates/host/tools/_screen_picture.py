@@ -129,6 +129,7 @@ def _map(p: _Painter, screen: Screen, ground: tuple[int, int, int]) -> None:
         colour = _lighter(ground, 28 if unit % 5 == 0 else 12)
         p.pen.line([(at, 0), (at, SCREEN_SIZE - 1)], fill=colour)
         p.pen.line([(0, at), (SCREEN_SIZE - 1, at)], fill=colour)
+    labels: list[tuple[int, int, int, int]] = []
     for marker in screen.markers:
         x, y = pixel_of(marker.x, marker.y)
         colour = _KIND_COLOURS.get(marker.kind, _OTHER_KIND)
@@ -136,7 +137,7 @@ def _map(p: _Painter, screen: Screen, ground: tuple[int, int, int]) -> None:
             p.pen.polygon([(x, y - 6), (x + 5, y), (x, y + 6), (x - 5, y)], fill=colour, outline=_SHADOW)
         else:
             p.pen.ellipse([x - 4, y - 4, x + 4, y + 4], fill=colour, outline=_SHADOW)
-        p.text((x + 7, y - 6), marker.name)
+        p.text(_free_place(p, labels, (x + 7, y - 6), marker.name), marker.name)
     if screen.flag is not None:
         x, y = pixel_of(*screen.flag)
         p.pen.line([(x, y), (x, y - 16)], fill=_SHADOW, width=2)
@@ -148,6 +149,20 @@ def _map(p: _Painter, screen: Screen, ground: tuple[int, int, int]) -> None:
     p.pen.rectangle([0, 0, SCREEN_SIZE - 1, _LINE + 6], fill=_BAR)
     map_x, map_y = screen.position
     p.text((6, 4), f"{screen.zone}  X {map_x:.1f}  Y {map_y:.1f}  {screen.character}")
+
+
+def _free_place(p: _Painter, taken: list[tuple[int, int, int, int]], at: tuple[int, int], text: str) -> tuple[int, int]:
+    """Where a marker's name goes: at `at`, or the nearest line below or above it that no name
+    drawn before covers (markers a few yalms apart are a few pixels apart on a zone's map)."""
+    x, y = at
+    width = round(p.pen.textlength(text, font=p.font))
+    for step in (0, 1, -1, 2, -2, 3, -3, 4, -4):
+        top = y + step * _LINE
+        box = (x, top, x + width, top + _LINE)
+        if all(box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1] for b in taken):
+            taken.append(box)
+            return x, top
+    return at  # crowded all around: over the others
 
 
 def _windows(p: _Painter, windows: tuple[ShownWindow, ...]) -> None:
