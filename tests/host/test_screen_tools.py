@@ -14,10 +14,12 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 import anyio
+import jsonschema
 import pytest
 from PIL import Image
 
 from gates.contract import BUILTIN_TOOLS
+from gates.host.tools._core_definitions import OUTPUT_SCHEMAS
 from gates.host.tools._screen_picture import CHARACTER_COLOUR, SCREEN_SIZE, Screen, ShownWindow, draw, pixel_of, png
 from gates.player import CallReply
 from gates.testing import Player
@@ -91,6 +93,7 @@ async def test_w5_take_screenshot_asks_the_player_then_shows_the_character_on_th
             "image": GAME_WINDOW,
             "gameWindow": GAME_WINDOW,
         }
+        jsonschema.validate(reply.result, OUTPUT_SCHEMAS["take_screenshot"])  # the extensions' outputSchema
         shot = picture(reply)
         assert (shot.format, shot.size, shot.mode) == ("PNG", (SCREEN_SIZE, SCREEN_SIZE), "RGB")
         assert len(reply.images[0].data) < SMALL

@@ -26,7 +26,7 @@ from ._job_definitions import object_schema
 from ._reading_definitions import whole_number
 from ._screen_picture import Marker, Screen, ShownWindow, draw, fit_width, png
 
-__all__ = ["SCREEN_DEFINITIONS", "ScreenTools"]
+__all__ = ["SCREEN_DEFINITIONS", "SCREEN_OUTPUT_SCHEMAS", "ScreenTools"]
 
 AREAS: Final = ("game", "xivmcp", "overlay")
 CAPTIONS: Final = {"game": "The game screen.", "xivmcp": "The XIV MCP window.", "overlay": "The activity overlay."}
@@ -63,6 +63,15 @@ SCREEN_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         capabilities=["read_game"],
     ),
 )
+
+_SIZE: Final = object_schema({"width": {"type": "integer"}, "height": {"type": "integer"}}, ("width", "height"))
+SCREEN_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "take_screenshot": object_schema(
+        {"area": {"type": "string"}, "captured": _SIZE, "image": _SIZE, "gameWindow": _SIZE},
+        ("area", "captured", "image", "gameWindow"),
+    )
+}
+"""The data's shape (the simulator's extension: outputSchema); the PNG goes as an image content."""
 
 
 def _marker(zone: Zone, thing: GameObject) -> Marker:
