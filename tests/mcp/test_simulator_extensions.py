@@ -88,3 +88,19 @@ async def test_f3_with_the_option_a_plugins_progress_reaches_a_2025_caller(
         # first, and the mcp client fails if it arrives while the client is closing.
         await plugin.expect("MyPlugin: stopped farming safely", WAIT)
     assert lines[:2] == [(1.0, "1 kills"), (2.0, "2 kills")]
+
+
+async def test_f3_p5_with_the_option_a_screenshot_has_its_data_as_structured_content_and_its_image_after(
+    extended: XivSystem,
+) -> None:
+    await extended.run_cli("module", "screen", "reading", "allow")
+    try:
+        async with connect(extended, MODERN) as s:
+            tools = {t.name: t for t in await s.list_all()}
+            result = await s.client.call_tool("take_screenshot", {})
+    finally:
+        await extended.run_cli("module", "screen", "reading", "default")
+    schema = tools["take_screenshot"].output_schema
+    assert schema is not None and schema["required"] == ["area", "captured", "image", "gameWindow"]
+    assert not result.is_error and result.structured_content == json.loads(text_of(result))
+    assert [block.type for block in result.content] == ["text", "text", "image"]
