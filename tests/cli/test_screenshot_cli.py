@@ -7,6 +7,7 @@ as base64 would flood the terminal with some 10,000 characters nobody reads.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import re
@@ -61,6 +62,11 @@ async def test_w5_call_take_screenshot_says_what_the_image_is_and_save_writes_it
         assert int(said[1].replace(",", "")) == shot.stat().st_size
         image = Image.open(io.BytesIO(shot.read_bytes()))
         assert (image.format, image.size) == ("PNG", (320, 320))
+
+        out, _ = await xivmcp(system, "call", "take_screenshot", "--json")  # the whole answer, the PNG in base64
+        [told_json] = json.loads(out)["images"]
+        assert (told_json["mimeType"], told_json["caption"]) == ("image/png", "The game screen.")
+        assert base64.b64decode(told_json["data"], validate=True).startswith(b"\x89PNG")
 
         _, err = await xivmcp(
             system, "call", "take_screenshot", "--save", str(tmp_path / "no" / "such" / "a.png"), expect_code=1
