@@ -36,6 +36,7 @@ from ._documents import (
     MapFlag,
     MapInfo,
     Movement,
+    OtherPlayer,
     PartyMember,
     PlayerInfo,
     PositionInfo,
@@ -86,6 +87,8 @@ from ._roster import (
 from ._setting import SET_PATHS
 from ._sheet import EQUIP_SLOTS, CharacterSheet, ClassJobLevel, EquippedItem, Gearset, Glamour, QuestState, Stain
 from ._shop_documents import MarketListing, Retainer, RetainerItem, Vendor, VendorItem
+from ._trade import TRADE_RANGE, TradeReply, TradeRequestReply
+from ._trade_documents import MAX_TRADE_GIL, MAX_TRADE_STACKS, TradeGoods, TradeStack, TradeWindow
 from ._weather import (
     PERIOD_SECONDS,
     WeatherPeriod,
@@ -205,4 +208,16 @@ __all__ += [  # vendors, the market board and retainers
     "Vendor",
     "VendorItem",
     "VendorsReply",
+]
+
+__all__ += [  # other players and the trade window
+    "MAX_TRADE_GIL",
+    "MAX_TRADE_STACKS",
+    "TRADE_RANGE",
+    "OtherPlayer",
+    "TradeGoods",
+    "TradeReply",
+    "TradeRequestReply",
+    "TradeStack",
+    "TradeWindow",
 ]

@@ -16,6 +16,7 @@ from typing import Final
 
 from ._default_people import default_party, default_sheets, default_weather
 from ._default_shops import default_market, default_retainers, default_vendors
+from ._default_traders import default_other_players
 from ._documents import (
     Aetheryte,
     Currency,
@@ -156,4 +157,5 @@ def default_world(seed: int = 0) -> World:
         vendors=default_vendors(),
         market=default_market(),
         retainers=default_retainers(),
+        other_players=default_other_players(),
     )
