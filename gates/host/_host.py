@@ -59,6 +59,7 @@ from .tools._offer import OfferedTools
 from .tools._reading_tools import reading_handlers
 from .tools._retainer_tools import RetainerTools
 from .tools._spending import Spending
+from .tools._trade_tools import TradeTools
 
 __all__ = ["MAX_AWAY", "Host"]
 
@@ -183,6 +184,7 @@ class Host:
         self.core_tools.add_handlers(MarketTools(game_tools.game, bell, spending).handlers())
         self.core_tools.add_handlers(RetainerTools(game_tools.game, bell).handlers())
         self.core_tools.add_handlers(AutomationStatus(bell, windows.clickers).handlers())
+        self.core_tools.add_handlers(TradeTools(game_tools.game, self.approvals).handlers())  # asks every trade
         # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and
         # going (or the host's own return to the bus, which may find it gone) changes the tools.
         pi.on_peer_change(self._integration_peer_changed)

@@ -11,7 +11,6 @@ import anyio
 import msgspec
 import pytest
 
-import broker
 from game import GameClient, GameError, SnapshotDelta, TradeGoods, TradeStack, World, default_world
 from game._world_file import check_world
 from gates.testing import XivMcpSystem
