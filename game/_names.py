@@ -72,6 +72,7 @@ class GameGate(StrEnum):
     CLOSE_RETAINER = "Game.CloseRetainer"
     RETAINER_TRANSFER = "Game.RetainerTransfer"
     RETAINER_SELL = "Game.RetainerSell"
+    RETAINER_GIL = "Game.RetainerGil"
     # the trade window (`_trade`)
     GET_TRADE = "Game.GetTrade"
     TRADE_REQUEST = "Game.TradeRequest"

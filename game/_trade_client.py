@@ -1,4 +1,5 @@
-"""The trade window's gates as `GameClient` methods (`_trade`), kept apart so the client stays small.
+"""The trade window's gates and the retainer's gil as `GameClient` methods (`_trade`, `_retainer_gil`),
+kept apart so the client stays small.
 
 `GameClient` inherits them; each goes through its `call`.
 """
@@ -6,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import msgspec
 
@@ -45,3 +46,7 @@ class TradeCalls:
     async def trade_cancel(self) -> ChangeReply:
         """Close the trade window; nothing changes hands."""
         return await self.call(GameGate.TRADE_CANCEL, ChangeReply)
+
+    async def retainer_gil(self, amount: int, direction: Literal["deposit", "withdraw"] = "deposit") -> ChangeReply:
+        """Entrust gil to the retainer called at the bell, or withdraw it."""
+        return await self.call(GameGate.RETAINER_GIL, ChangeReply, amount=amount, direction=direction)

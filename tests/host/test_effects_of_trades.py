@@ -1,11 +1,12 @@
-"""Side effects of plugin calls that trade with another player through the game's trade window (T2, W3, W4).
+"""Side effects of plugin calls that trade with another player, or entrust gil to a retainer (T2, W3, W4).
 
 The host's existing verdict covers trades with no new rule, as the real host's analyzer judges
 them: items given lower the bags' one total count (items_removed, covered by move_items,
 trade_items, discard_items or spend_currency), net of the items received in the same trade, and
 gil given is gil spent (spent_gil), which only spend_gil covers, so trade_items alone does not
 cover a trade that gives gil. A call that did either without declaring it suspends its plugin
-with the real analyzer's detail line.
+with the real analyzer's detail line. Gil entrusted to a retainer leaves the character too: the real
+move_gil declares spend_gil beside move_items, and a plugin that declares only move_items is suspended.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ PLUGIN = "Trader"
 def traders(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
     system.start_game("--test-clock")
     plugin = system.start_plugin(str(ROOT / "tests" / "host" / "plugins" / "trader_plugin.py"))
-    plugin.wait_line("Trader: registered trader_pay_declared_items")
+    plugin.wait_line("Trader: registered trader_bank_undeclared")
 
     async def enable() -> None:
         async with broker.connect(system.endpoint, "TestSetup") as pi:
             player = player_of(pi, system.data_dir)
             await player.enable(PLUGIN)
-            await player.set_modes(PLUGIN, game_ui="allow", trade_items="allow")
+            await player.set_modes(PLUGIN, game_ui="allow", trade_items="allow", move_items="allow")
 
     run_in_thread(enable)
     yield system
@@ -72,3 +73,12 @@ async def test_w4_gil_traded_away_needs_spend_gil_which_trade_items_does_not_cov
     reason, made = await suspended(traders, "trader_pay_declared_items", {"gil": 750})
     assert reason == "trader_pay_declared_items: 750 gil spent. (not declared)"
     assert made == ["move_character", "game_ui", "game_ui", "spend_gil", "trade_items", "game_ui"]
+
+
+async def test_w4_gil_entrusted_to_a_retainer_needs_spend_gil_which_move_items_does_not_cover(
+    traders: XivMcpSystem,
+) -> None:
+    # SPEC: T2, W3, W4
+    reason, made = await suspended(traders, "trader_bank_undeclared", {"gil": 5_000})
+    assert reason == "trader_bank_undeclared: 5,000 gil spent. (not declared)"
+    assert made == ["move_character", "game_ui", "spend_gil", "game_ui"]

@@ -7,8 +7,10 @@ Trader registers:
 - `trader_give_undeclared {count}`: trades Hi-Potions to Rhiki Rhaki (who gives 3 Ethers back),
   declaring only game_ui;
 - `trader_give_declared {count}`: the same, declaring trade_items;
-- `trader_pay_declared_items {gil}`: trades gil to Rhiki Rhaki, declaring trade_items but not spend_gil.
-Each first steps up to Rhiki Rhaki in Tuliyollal (Game.SetPosition, a move within a zone: no effect
+- `trader_pay_declared_items {gil}`: trades gil to Rhiki Rhaki, declaring trade_items but not spend_gil;
+- `trader_bank_undeclared {gil}`: entrusts gil to the retainer Ququru at the bell, declaring move_items
+  but not spend_gil.
+Each first steps up to Rhiki Rhaki, or the bell, in Tuliyollal (Game.SetPosition, a move within a zone: no effect
 XIV MCP judges). It prints "Trader: registered TOOL" for each tool XIV MCP accepted.
 """
 
@@ -28,6 +30,8 @@ HI_POTION = 4554
 PARTNER = "Rhiki Rhaki"
 NEXT_TO_PARTNER = (-19.0, 12.0)
 """Next to Rhiki Rhaki in Tuliyollal (world x, z)."""
+BELL = (-8.0, 31.0)
+"""Next to Tuliyollal's Summoning Bell."""
 Count = Annotated[int, Meta(ge=1, le=20)]
 Gil = Annotated[int, Meta(ge=1, le=10_000)]
 
@@ -73,6 +77,24 @@ async def trader_pay_declared_items(gil: Gil = 100) -> dict[str, int]:
         gil: How much gil to give.
     """
     return await _trade([], gil)
+
+
+@plugin.tool(capabilities=["game_ui", "move_items"])
+async def trader_bank_undeclared(gil: Gil = 100) -> dict[str, int]:
+    """Entrusts gil to the retainer Ququru at the bell, declaring move_items but not spend_gil.
+
+    Args:
+        gil: How much gil to entrust.
+    """
+    game = GameClient(plugin.client.pi)
+    try:
+        await game.set_position(*BELL, territory=1185)
+        await game.open_retainer("Ququru")
+        await game.retainer_gil(gil, "deposit")
+        await game.close_retainer()
+    except GameError as exc:
+        raise McpToolError(f"The game refused: {exc.message}") from None
+    return {"entrusted": gil}
 
 
 def main() -> None:
