@@ -48,7 +48,9 @@ from ._documents import (
     WorldObject,
     Zone,
 )
+from ._equip import EquipReply
 from ._errors import GameError, GameUnavailableError, WorldFileError
+from ._gear_documents import RING, GearInfo
 from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
 from ._market import INTERACT_REACH, MarketReply, VendorsReply
 from ._names import ADMIN_GATES, CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
@@ -210,6 +212,7 @@ __all__ += [  # vendors, the market board and retainers
     "VendorsReply",
 ]
 
+__all__ += ["RING", "EquipReply", "GearInfo"]  # gear, and putting it on
 __all__ += [  # other players and the trade window
     "MAX_TRADE_GIL",
     "MAX_TRADE_STACKS",

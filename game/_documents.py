@@ -12,6 +12,7 @@ from typing import Literal
 
 import msgspec
 
+from ._gear_documents import GearInfo
 from ._sheet import CharacterSheet
 from ._shop_documents import MarketListing, Retainer, Vendor
 from ._trade_documents import TradeGoods, TradeWindow
@@ -243,6 +244,8 @@ class World(_Doc):
     """Other players standing in the zones, to trade with (`_trade`)."""
     trade: TradeWindow | None = None
     """The trade window, while a trade is open."""
+    gear: list[GearInfo] = []
+    """Which catalog items are gear, and where and by whom they are worn (`_equip`)."""
 
 
 class GameSnapshot(_Doc):

@@ -26,7 +26,7 @@ import msgspec
 from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
-from . import _goods, _market, _moving, _reading, _retainer_gil, _retainers, _roster, _setting, _social, _trade
+from . import _equip, _goods, _market, _moving, _reading, _retainer_gil, _retainers, _roster, _setting, _social, _trade
 from ._admin import AdminDoor
 from ._documents import Change, GameReply
 from ._engine import GameEngine
@@ -124,6 +124,7 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
         _retainer_gil.retainer_gil,
         '{"amount": 5000, "direction": "deposit"}',
     ),
+    Route(GameGate.EQUIP, _equip.EquipArgs, _equip.equip, '{"itemId": 44031}'),
     Route(GameGate.GET_TRADE, a.NoArgs, _trade.get_trade),
     Route(GameGate.TRADE_REQUEST, _trade.TradeRequestArgs, _trade.trade_request, '{"player": "Alisaie Leveilleur"}'),
     Route(

@@ -73,6 +73,7 @@ class GameGate(StrEnum):
     RETAINER_TRANSFER = "Game.RetainerTransfer"
     RETAINER_SELL = "Game.RetainerSell"
     RETAINER_GIL = "Game.RetainerGil"
+    EQUIP = "Game.Equip"
     # the trade window (`_trade`)
     GET_TRADE = "Game.GetTrade"
     TRADE_REQUEST = "Game.TradeRequest"

@@ -1,5 +1,5 @@
-"""The trade window's gates and the retainer's gil as `GameClient` methods (`_trade`, `_retainer_gil`),
-kept apart so the client stays small.
+"""The trade window's gates, the retainer's gil and equipping as `GameClient` methods (`_trade`,
+`_retainer_gil`, `_equip`), kept apart so the client stays small.
 
 `GameClient` inherits them; each goes through its `call`.
 """
@@ -11,6 +11,7 @@ from typing import Literal, TypeVar
 
 import msgspec
 
+from ._equip import EquipReply
 from ._names import GameGate
 from ._replies import ChangeReply
 from ._trade import TradeReply, TradeRequestReply
@@ -50,3 +51,7 @@ class TradeCalls:
     async def retainer_gil(self, amount: int, direction: Literal["deposit", "withdraw"] = "deposit") -> ChangeReply:
         """Entrust gil to the retainer called at the bell, or withdraw it."""
         return await self.call(GameGate.RETAINER_GIL, ChangeReply, amount=amount, direction=direction)
+
+    async def equip(self, item_id: int) -> EquipReply:
+        """Put on a piece of gear from the bags (its slot in the reply)."""
+        return await self.call(GameGate.EQUIP, EquipReply, itemId=item_id)

@@ -1,10 +1,11 @@
 """The definitions of XIV MCP's item tools that the simulated game performs (module items_retainers).
 
-    items_retainers   move_gil
+    items_retainers   move_gil equip_items
 
-The texts and the input schema are the real host's (`XivMcp/Tools/GilTools.cs`); capabilities are
-the real `BuiltInCapabilities.ByTool`'s (`move_items`, `spend_gil`), with `read_game` first as every
-core tool here.
+The texts and the input schemas are the real host's (`XivMcp/Tools/GilTools.cs`, `FashionTools.cs`);
+capabilities are the real `BuiltInCapabilities`' (move_gil by tool: `move_items`, `spend_gil`;
+equip_items by its module's group: `game_ui`, `move_items`), with `read_game` first as every core
+tool here.
 """
 
 from __future__ import annotations
@@ -39,12 +40,32 @@ ITEM_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         ),
         capabilities=["read_game", "move_items", "spend_gil"],
     ),
+    ToolDefinition(
+        name="equip_items",
+        description="Puts on pieces of gear from the bags or the armoury chest, each into its slot (rings into a free "
+        "ring slot), as if the player equipped them. Checks that the current job and level can wear each one. Out of "
+        "combat only. Requires 'Items & retainers' in /xivmcp.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {"type": ["string", "integer"]},
+                    "minItems": 1,
+                    "description": "Item names or ids.",
+                }
+            },
+            "required": ["items"],
+        },
+        capabilities=["read_game", "game_ui", "move_items"],
+    ),
 )
 
 _INT: Final = {"type": "integer"}
 _STR: Final = {"type": "string"}
 
 ITEM_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "equip_items": _obj({"equipped": {"type": "array", "items": {"type": "object"}}}, ("equipped",)),
     "move_gil": _obj(
         {"moved": _INT, "direction": _STR, "where": _STR, "yourGil": _INT, "storedGil": _INT},
         ("moved", "direction", "where", "yourGil", "storedGil"),
