@@ -7,6 +7,8 @@
     _social, _setting
     _reading              what each reading gate answers
     _roster, _sheet       the character's sheet, its party and the object table around it
+    _trade, _equip,       the trade window with other players, putting on gear, gil at a
+    _retainer_gil         retainer (their documents in `_trade_documents`, `_gear_documents`)
     _classjobs, _weather  game data: the classes and jobs, the weather and its forecast
     _gates, _peer         the gates on the bus (`Game.*`), the process (`python -m game`)
     _admin                the admin gates' check: they answer only the player key (F4)
