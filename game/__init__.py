@@ -7,6 +7,8 @@
     _social, _setting
     _reading              what each reading gate answers
     _roster, _sheet       the character's sheet, its party and the object table around it
+    _trade, _equip,       the trade window with other players, putting on gear, gil at a
+    _retainer_gil         retainer (their documents in `_trade_documents`, `_gear_documents`)
     _classjobs, _weather  game data: the classes and jobs, the weather and its forecast
     _gates, _peer         the gates on the bus (`Game.*`), the process (`python -m game`)
     _admin                the admin gates' check: they answer only the player key (F4)
@@ -36,6 +38,7 @@ from ._documents import (
     MapFlag,
     MapInfo,
     Movement,
+    OtherPlayer,
     PartyMember,
     PlayerInfo,
     PositionInfo,
@@ -47,7 +50,9 @@ from ._documents import (
     WorldObject,
     Zone,
 )
+from ._equip import EquipReply
 from ._errors import GameError, GameUnavailableError, WorldFileError
+from ._gear_documents import RING, GearInfo
 from ._maps import arrived, ground_distance, to_map, to_world, yalms_per_map_unit
 from ._market import INTERACT_REACH, MarketReply, VendorsReply
 from ._names import ADMIN_GATES, CHANGED_MESSAGE, GAME_NAME, RESET_MESSAGE, GameGate
@@ -86,6 +91,8 @@ from ._roster import (
 from ._setting import SET_PATHS
 from ._sheet import EQUIP_SLOTS, CharacterSheet, ClassJobLevel, EquippedItem, Gearset, Glamour, QuestState, Stain
 from ._shop_documents import MarketListing, Retainer, RetainerItem, Vendor, VendorItem
+from ._trade import TRADE_RANGE, TradeReply, TradeRequestReply
+from ._trade_documents import MAX_TRADE_GIL, MAX_TRADE_STACKS, TradeGoods, TradeStack, TradeWindow
 from ._weather import (
     PERIOD_SECONDS,
     WeatherPeriod,
@@ -205,4 +212,17 @@ __all__ += [  # vendors, the market board and retainers
     "Vendor",
     "VendorItem",
     "VendorsReply",
+]
+
+__all__ += ["RING", "EquipReply", "GearInfo"]  # gear, and putting it on
+__all__ += [  # other players and the trade window
+    "MAX_TRADE_GIL",
+    "MAX_TRADE_STACKS",
+    "TRADE_RANGE",
+    "OtherPlayer",
+    "TradeGoods",
+    "TradeReply",
+    "TradeRequestReply",
+    "TradeStack",
+    "TradeWindow",
 ]

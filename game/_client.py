@@ -71,6 +71,7 @@ from ._replies import (
 from ._retainers import RetainersReply
 from ._roster import ObjectsReply, PartyReply, SheetReply
 from ._shop_documents import MarketListing, Vendor
+from ._trade_client import TradeCalls
 
 __all__ = ["GameClient", "JsonValue"]
 
@@ -93,7 +94,7 @@ _change = msgspec.json.Decoder(Change)
 _decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
 
 
-class GameClient:
+class GameClient(TradeCalls):
     """The simulated game's gates, one async method each, over a process's bus connection."""
 
     def __init__(self, pi: PluginInterface, *, player_key: str | None = None) -> None:

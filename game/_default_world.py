@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from ._default_gear import default_gear, default_gear_items
 from ._default_people import default_party, default_sheets, default_weather
 from ._default_shops import default_market, default_retainers, default_vendors
+from ._default_traders import default_other_players
 from ._documents import (
     Aetheryte,
     Currency,
@@ -110,7 +112,7 @@ def _held(catalog: list[ItemInfo], counts: dict[int, int]) -> list[InventoryItem
 
 def default_world(seed: int = 0) -> World:
     """The default world, the same for every seed (which is recorded in `World.seed`)."""
-    catalog = _items()
+    catalog = _items() + default_gear_items()
     zones = _zones()
     for zone in zones:
         zone.weather = default_weather(zone.territory)
@@ -156,4 +158,6 @@ def default_world(seed: int = 0) -> World:
         vendors=default_vendors(),
         market=default_market(),
         retainers=default_retainers(),
+        other_players=default_other_players(),
+        gear=default_gear(),
     )

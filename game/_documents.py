@@ -12,8 +12,10 @@ from typing import Literal
 
 import msgspec
 
+from ._gear_documents import GearInfo
 from ._sheet import CharacterSheet
 from ._shop_documents import MarketListing, Retainer, Vendor
+from ._trade_documents import TradeGoods, TradeWindow
 from ._weather import WeatherRate
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "MapFlag",
     "MapInfo",
     "Movement",
+    "OtherPlayer",
     "PartyMember",
     "PlayerInfo",
     "PositionInfo",
@@ -190,6 +193,20 @@ class PartyMember(_Doc):
     """The party's leader (none: the character leads)."""
 
 
+class OtherPlayer(_Doc, kw_only=True):
+    """Another player standing in a zone, not of the account nor in the party: someone to trade with.
+
+    How they answer a trade request is the world file's (`trades`): accept, then put `offers` into
+    their side of the window and press Trade, or decline."""
+
+    name: str
+    world: str = "Ravana"
+    territory: int
+    position: Vec3 = msgspec.field(default_factory=Vec3)
+    trades: Literal["accept", "decline"] = "accept"
+    offers: TradeGoods = msgspec.field(default_factory=TradeGoods)
+
+
 class World(_Doc):
     """The whole simulated world: what a world file holds and `Game.Save` writes."""
 
@@ -223,6 +240,12 @@ class World(_Doc):
     """The account's retainers, with what they hold and sell."""
     retainer_open: str | None = None
     """The retainer the character called at a summoning bell, until it is dismissed or the character leaves."""
+    other_players: list[OtherPlayer] = []
+    """Other players standing in the zones, to trade with (`_trade`)."""
+    trade: TradeWindow | None = None
+    """The trade window, while a trade is open."""
+    gear: list[GearInfo] = []
+    """Which catalog items are gear, and where and by whom they are worn (`_equip`)."""
 
 
 class GameSnapshot(_Doc):

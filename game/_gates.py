@@ -26,7 +26,7 @@ import msgspec
 from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
-from . import _goods, _market, _moving, _reading, _retainers, _roster, _setting, _social
+from . import _equip, _goods, _market, _moving, _reading, _retainer_gil, _retainers, _roster, _setting, _social, _trade
 from ._admin import AdminDoor
 from ._documents import Change, GameReply
 from ._engine import GameEngine
@@ -118,6 +118,23 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
         _retainers.retainer_sell,
         '{"itemId": 4554, "count": 1, "price": 500}',
     ),
+    Route(
+        GameGate.RETAINER_GIL,
+        _retainer_gil.RetainerGilArgs,
+        _retainer_gil.retainer_gil,
+        '{"amount": 5000, "direction": "deposit"}',
+    ),
+    Route(GameGate.EQUIP, _equip.EquipArgs, _equip.equip, '{"itemId": 44031}'),
+    Route(GameGate.GET_TRADE, a.NoArgs, _trade.get_trade),
+    Route(GameGate.TRADE_REQUEST, _trade.TradeRequestArgs, _trade.trade_request, '{"player": "Alisaie Leveilleur"}'),
+    Route(
+        GameGate.TRADE_OFFER,
+        _trade.TradeOfferArgs,
+        _trade.trade_offer,
+        '{"items": [{"itemId": 4554, "count": 2}], "gil": 0}',
+    ),
+    Route(GameGate.TRADE_CONFIRM, a.NoArgs, _trade.trade_confirm),
+    Route(GameGate.TRADE_CANCEL, a.NoArgs, _trade.trade_cancel),
     Route(GameGate.SET, a.SetArgs, _setting.set_value, '{"path": "gil", "value": 5000}'),
     Route(GameGate.ADVANCE_CLOCK, a.AdvanceClockArgs, _setting.advance_clock, '{"seconds": 5}'),
     Route(GameGate.SAVE, a.SaveArgs, _setting.save, '{"path": "farm.json"}'),

@@ -72,6 +72,14 @@ class GameGate(StrEnum):
     CLOSE_RETAINER = "Game.CloseRetainer"
     RETAINER_TRANSFER = "Game.RetainerTransfer"
     RETAINER_SELL = "Game.RetainerSell"
+    RETAINER_GIL = "Game.RetainerGil"
+    EQUIP = "Game.Equip"
+    # the trade window (`_trade`)
+    GET_TRADE = "Game.GetTrade"
+    TRADE_REQUEST = "Game.TradeRequest"
+    TRADE_OFFER = "Game.TradeOffer"
+    TRADE_CONFIRM = "Game.TradeConfirm"
+    TRADE_CANCEL = "Game.TradeCancel"
     # the admin gates (`ADMIN_GATES`): they rewrite the world, answering only the player (F4)
     SET = "Game.Set"
     ADVANCE_CLOCK = "Game.AdvanceClock"

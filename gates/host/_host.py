@@ -51,7 +51,9 @@ from .tools._bell import AutomationStatus, Bell
 from .tools._clickers import WindowTools
 from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
 from .tools._core_tools import CoreTools, ProgressFn
+from .tools._equip_tools import EquipTools
 from .tools._game_tools import GameTools
+from .tools._gil_tools import GilTools
 from .tools._integrations import INTEGRATION_PLUGINS, IntegrationTools
 from .tools._market_tools import MarketTools
 from .tools._navigation import Navigation
@@ -60,6 +62,7 @@ from .tools._reading_tools import reading_handlers
 from .tools._retainer_tools import RetainerTools
 from .tools._screen_tools import ScreenTools
 from .tools._spending import Spending
+from .tools._trade_tools import TradeTools
 
 __all__ = ["MAX_AWAY", "Host"]
 
@@ -184,7 +187,10 @@ class Host:
         self.core_tools.add_handlers(spending.handlers())
         self.core_tools.add_handlers(MarketTools(game_tools.game, bell, spending).handlers())
         self.core_tools.add_handlers(RetainerTools(game_tools.game, bell).handlers())
+        self.core_tools.add_handlers(GilTools(game_tools.game, bell).handlers())
+        self.core_tools.add_handlers(EquipTools(game_tools.game).handlers())
         self.core_tools.add_handlers(AutomationStatus(bell, windows.clickers).handlers())
+        self.core_tools.add_handlers(TradeTools(game_tools.game, self.approvals).handlers())  # asks every trade
         # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and
         # going (or the host's own return to the bus, which may find it gone) changes the tools.
         pi.on_peer_change(self._integration_peer_changed)

@@ -233,6 +233,8 @@ class PlayerActions:
         if approval.state is not ApprovalState.APPROVED:
             return approval
         registered = self._registry.get(approval.tool)
+        if approval.critical:  # asked every time (a trade): nothing is remembered, as the real window offers nothing
+            return approval
         if approval.plugin == HOST_NAME:  # one of XIV MCP's own tools, performed here or not (F1)
             read_only = registered.definition.read_only if registered is not None else _catalog_read_only(approval.tool)
             if read_only is not None:  # its module's settings

@@ -47,6 +47,7 @@ CORE = [
     *("list_approvals", "revoke_approval", "get_retainers", "get_retainer_inventories", "open_retainer"),
     *("close_retainer", "transfer_retainer_items"),
     "take_screenshot",
+    *("get_trade", "trade_with_player", "cancel_trade", "move_gil", "equip_items"),
 ]
 """XIV MCP's own tools offered with no plugin loaded (AutoDuty's integration tools come with AutoDuty)."""
 

@@ -79,6 +79,8 @@ class Approval:
     reason: str
     answer: Answer | None = None
     flagged: bool = False
+    critical: bool = False
+    """Asked every time (a critical ask): approving it for the session or always approves it once."""
 
     def reply(self) -> ApprovalReply:
         return ApprovalReply(approval_id=self.id, state=self.state)
@@ -152,6 +154,7 @@ class Approvals:
             deadline=deadline,
             reason=reason,
             flagged=flagged,
+            critical=isinstance(decision, Ask) and decision.critical,
         )
         self._approvals[approval_id] = approval
         self._prune()

@@ -19,10 +19,12 @@ from gates.contract import ToolDefinition
 
 from ._game_definitions import GAME_DEFINITIONS, GAME_OUTPUT_SCHEMAS
 from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
+from ._item_definitions import ITEM_DEFINITIONS, ITEM_OUTPUT_SCHEMAS
 from ._job_definitions import JOB_DEFINITIONS, object_schema
 from ._market_definitions import MARKET_DEFINITIONS, MARKET_OUTPUT_SCHEMAS
 from ._reading_definitions import READING_DEFINITIONS, READING_OUTPUT_SCHEMAS
 from ._screen_tools import SCREEN_DEFINITIONS, SCREEN_OUTPUT_SCHEMAS
+from ._trade_definitions import TRADE_DEFINITIONS, TRADE_OUTPUT_SCHEMAS
 
 __all__ = [
     "CORE_DEFINITIONS",
@@ -120,6 +122,8 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     *READING_DEFINITIONS,
     *MARKET_DEFINITIONS,
     *SCREEN_DEFINITIONS,
+    *TRADE_DEFINITIONS,
+    *ITEM_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -141,6 +145,8 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     **READING_OUTPUT_SCHEMAS,
     **MARKET_OUTPUT_SCHEMAS,
     **SCREEN_OUTPUT_SCHEMAS,
+    **TRADE_OUTPUT_SCHEMAS,
+    **ITEM_OUTPUT_SCHEMAS,
 }
 SIMULATOR_TOOLS: Final[frozenset[str]] = frozenset(
     d.name for d in CORE_DEFINITIONS if d.description.endswith(SIMULATOR_ONLY)
