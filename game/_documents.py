@@ -76,7 +76,8 @@ class WorldObject(_Doc):
 
     name: str
     kind: str
-    """"npc", "summoning_bell" or "object" (anything else one can walk up to)."""
+    """"npc", "summoning_bell", "company_chest", "voyage_panel", "fishing_spot" or "object" (anything
+    else one can walk up to)."""
     position: Vec3
     object_kind: str | None = None
     """The game's ObjectKind ("BattleNpc", "EventNpc", "EventObj", ...); None: EventNpc for an npc, else EventObj."""
@@ -84,6 +85,8 @@ class WorldObject(_Doc):
     """A character's (BattleNpc, EventNpc): its level."""
     hp: int = 0
     """A character's: its HP (always full)."""
+    spot: int = 0
+    """A fishing spot's id (the game's FishingSpot row), by which navigate_to finds it too."""
 
 
 class Zone(_Doc):
@@ -93,6 +96,9 @@ class Zone(_Doc):
     aetherytes: list[Aetheryte] = []
     objects: list[WorldObject] = []
     """What stands in the zone (XIV MCP's navigate_to walks to them by name)."""
+    place: Literal["", "inn", "home", "fc_house", "apartment", "workshop"] = ""
+    """What kind of place the zone is: "" a town or field; "inn" an inn room; the others the
+    character's own housing interiors (a world without a "home" zone: the character has no house)."""
     weather: list[WeatherRate] = []
     """The zone's weathers and their chances in percent, adding up to 100 (none: no weather of its own)."""
 
