@@ -47,9 +47,7 @@ def default_places() -> list[Zone]:
             name="Company Workshop - Mist",
             map=interior,
             place="workshop",
-            objects=[
-                WorldObject(name="Voyage Control Panel", kind="voyage_panel", position=Vec3(x=-5.0, z=-12.0))
-            ],
+            objects=[WorldObject(name="Voyage Control Panel", kind="voyage_panel", position=Vec3(x=-5.0, z=-12.0))],
         ),
         Zone(territory=608, name="Topmast Apartment", map=interior, place="apartment"),
     ]
