@@ -280,6 +280,14 @@ class GameClient:
     async def answer_dialog(self, name: str, yes: bool) -> ChangeReply:
         return await self.call(GameGate.ANSWER_DIALOG, ChangeReply, name=name, yes=yes)
 
+    async def interact(self, name: str) -> ChangeReply:
+        """Use the object `name` within reach: its menu or its window opens."""
+        return await self.call(GameGate.INTERACT, ChangeReply, name=name)
+
+    async def select_menu(self, index: int) -> ChangeReply:
+        """Choose entry `index` of the open menu (SelectString)."""
+        return await self.call(GameGate.SELECT_MENU, ChangeReply, index=index)
+
     async def login(self, name: str | None = None) -> ChangeReply:
         return await self.call(GameGate.LOGIN, ChangeReply, name=name)
 

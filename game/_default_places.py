@@ -1,4 +1,4 @@
-"""The default world's places XIV MCP's navigate_to goes into, and its fishing spots (W1).
+"""The default world's places XIV MCP's navigate_to goes into, a menu, and its fishing spots (W1).
 
 An inn room (Limsa Lominsa's Mizzenmast Inn, with its Summoning Bell), and the character's
 housing in Mist: the free company's house (its Company Chest), the company workshop (its Voyage
@@ -7,17 +7,22 @@ shows what the real host answers a character without one. Territory ids are the 
 interiors' maps are small (size factor 400). The player goes in with `Game.SetPosition` and the
 zone's territory, as talking to the innkeeper or opening the house's door would.
 
-Fishing spots stand in Middle La Noscea and Limsa Lominsa Lower Decks, each with its FishingSpot
-id, so navigate_to fishing_spot finds them by name or id.
+The Ferry Skipper in Limsa Lominsa Lower Decks has a menu: one entry asks Yes or No (a
+SelectYesno dialog, which YesAlready answers by itself), one shows a line of dialogue (Talk).
+The Voyage Control Panel's menu leads nowhere. Fishing spots stand in Middle La Noscea and Limsa
+Lominsa Lower Decks, each with its FishingSpot id, so navigate_to fishing_spot finds them by name
+or id.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from ._documents import MapInfo, Vec3, WorldObject, Zone
+import msgspec
 
-__all__ = ["FISHING_SPOTS", "INN_TERRITORY", "default_places", "fishing_spots"]
+from ._documents import MapInfo, MenuOption, Vec3, WorldObject, Zone
+
+__all__ = ["FERRY_SKIPPER", "FISHING_SPOTS", "INN_TERRITORY", "default_places", "fishing_spots"]
 
 INN_TERRITORY: Final = 177
 """Mizzenmast Inn: the inn room."""
@@ -47,11 +52,30 @@ def default_places() -> list[Zone]:
             name="Company Workshop - Mist",
             map=interior,
             place="workshop",
-            objects=[WorldObject(name="Voyage Control Panel", kind="voyage_panel", position=Vec3(x=-5.0, z=-12.0))],
+            objects=[
+                WorldObject(
+                    name="Voyage Control Panel",
+                    kind="voyage_panel",
+                    position=Vec3(x=-5.0, z=-12.0),
+                    menu=[MenuOption(text=t) for t in ("Submersible management", "Airship management", "Nothing.")],
+                )
+            ],
         ),
         Zone(territory=608, name="Topmast Apartment", map=interior, place="apartment"),
     ]
 
+
+FERRY_SKIPPER: Final = WorldObject(
+    name="Ferry Skipper",
+    kind="npc",
+    position=Vec3(x=-190.0, y=2.0, z=48.0),
+    menu=[
+        MenuOption(text="Board the ferry.", question="Board the ferry to Aleport?"),
+        MenuOption(text="Ask about the ferries.", says="Ferries leave the Lower Decks for Aleport and Vesper Bay."),
+        MenuOption(text="Nothing."),
+    ],
+)
+"""An NPC with a menu, in Limsa Lominsa Lower Decks: one entry asks Yes or No, one talks."""
 
 FISHING_SPOTS: Final = {
     134: (("Zephyr Drift", 16, Vec3(x=-18.0, y=38.0, z=-40.0)),),
@@ -61,8 +85,9 @@ FISHING_SPOTS: Final = {
 
 
 def fishing_spots(territory: int) -> list[WorldObject]:
-    """The fishing spots of a zone of the default world."""
-    return [
+    """The people with menus and the fishing spots of a zone of the default world."""
+    people = [msgspec.structs.replace(FERRY_SKIPPER)] if territory == 129 else []
+    return people + [
         WorldObject(name=name, kind="fishing_spot", position=centre, spot=spot)
         for name, spot, centre in FISHING_SPOTS.get(territory, ())
     ]

@@ -28,6 +28,7 @@ __all__ = [
     "ItemInfo",
     "MapFlag",
     "MapInfo",
+    "MenuOption",
     "Movement",
     "PartyMember",
     "PlayerInfo",
@@ -71,6 +72,16 @@ class Aetheryte(_Doc):
     """Gil a teleport here costs (0: free, such as the home point)."""
 
 
+class MenuOption(_Doc):
+    """An entry of an object's menu (the game's SelectString), and what choosing it opens."""
+
+    text: str
+    question: str = ""
+    """A Yes/No dialog (SelectYesno) choosing it asks, with this text; "" none."""
+    says: str = ""
+    """A line of dialogue (Talk) choosing it shows, waiting for a click; "" none."""
+
+
 class WorldObject(_Doc):
     """Something that stands in a zone and can be walked to by name: an NPC, a summoning bell, ..."""
 
@@ -87,6 +98,10 @@ class WorldObject(_Doc):
     """A character's: its HP (always full)."""
     spot: int = 0
     """A fishing spot's id (the game's FishingSpot row), by which navigate_to finds it too."""
+    menu: list[MenuOption] = []
+    """What interacting with it offers (a SelectString menu); none: it opens `opens`, if anything."""
+    opens: str = ""
+    """The window interacting with it opens when it has no menu ("FreeCompanyChest", ...)."""
 
 
 class Zone(_Doc):
@@ -133,6 +148,10 @@ class Window(_Doc):
     kind: Literal["window", "yesno"] = "window"
     text: str = ""
     opened_by: str = ""
+    menu: list[str] = []
+    """A menu's (SelectString) entries."""
+    about: str = ""
+    """The object whose menu or dialog it is (Game.Interact opened it)."""
 
 
 class MapFlag(_Doc):
