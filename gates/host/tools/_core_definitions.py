@@ -19,6 +19,7 @@ from gates.contract import ToolDefinition
 
 from ._game_definitions import GAME_DEFINITIONS, GAME_OUTPUT_SCHEMAS
 from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
+from ._interaction_definitions import INTERACTION_DEFINITIONS, INTERACTION_OUTPUT_SCHEMAS
 from ._job_definitions import JOB_DEFINITIONS, object_schema
 from ._market_definitions import MARKET_DEFINITIONS, MARKET_OUTPUT_SCHEMAS
 from ._reading_definitions import READING_DEFINITIONS, READING_OUTPUT_SCHEMAS
@@ -118,6 +119,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     *GAME_DEFINITIONS,
     *READING_DEFINITIONS,
     *MARKET_DEFINITIONS,
+    *INTERACTION_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -138,6 +140,7 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     **GAME_OUTPUT_SCHEMAS,
     **READING_OUTPUT_SCHEMAS,
     **MARKET_OUTPUT_SCHEMAS,
+    **INTERACTION_OUTPUT_SCHEMAS,
 }
 SIMULATOR_TOOLS: Final[frozenset[str]] = frozenset(
     d.name for d in CORE_DEFINITIONS if d.description.endswith(SIMULATOR_ONLY)
