@@ -20,6 +20,7 @@ __all__ = [
     "AnswerDialogArgs",
     "ChangesArgs",
     "ChatArgs",
+    "InteractArgs",
     "ItemArgs",
     "LoginArgs",
     "MoveToArgs",
@@ -27,6 +28,7 @@ __all__ = [
     "NoArgs",
     "OpenWindowArgs",
     "SaveArgs",
+    "SelectMenuArgs",
     "SendChatArgs",
     "SetArgs",
     "SetFlagArgs",
@@ -118,6 +120,14 @@ class WindowArgs(_Args):
 class AnswerDialogArgs(_Args):
     name: str
     yes: bool
+
+
+class InteractArgs(_Args):
+    name: str
+
+
+class SelectMenuArgs(_Args):
+    index: int
 
 
 class LoginArgs(_Args):

@@ -9,7 +9,8 @@
 Each method calls one gate and decodes its reply into the gate's Struct. A refusal raises
 `GameError` with the game's message; no game on the bus (or a game that left during the call)
 raises `GameUnavailableError`. No other exception comes out of a call: the bus's own errors are
-translated here, once. Importing this loads nothing of the host, MCP or sqlite.
+translated here, once. Importing this loads nothing of the host, MCP or sqlite. The module is
+long because it holds one short method per gate, and the gates are many.
 
 The admin methods (`set`, `advance_clock`, `save`, `reset`) rewrite the world, and the game
 answers them only for the player (F4): a client made with the player key
@@ -280,6 +281,14 @@ class GameClient(TradeCalls):
 
     async def answer_dialog(self, name: str, yes: bool) -> ChangeReply:
         return await self.call(GameGate.ANSWER_DIALOG, ChangeReply, name=name, yes=yes)
+
+    async def interact(self, name: str) -> ChangeReply:
+        """Use the object `name` within reach: its menu or its window opens."""
+        return await self.call(GameGate.INTERACT, ChangeReply, name=name)
+
+    async def select_menu(self, index: int) -> ChangeReply:
+        """Choose entry `index` of the open menu (SelectString)."""
+        return await self.call(GameGate.SELECT_MENU, ChangeReply, index=index)
 
     async def login(self, name: str | None = None) -> ChangeReply:
         return await self.call(GameGate.LOGIN, ChangeReply, name=name)

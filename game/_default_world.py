@@ -7,7 +7,7 @@ hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as 
 Striking Dummy stands in Tuliyollal; the characters' sheets, the party and the weather are in
 `_default_people.py`. The Material Supplier, a walk from the start, sells potions for gil; the
 character has two retainers, and the market board holds a few other players' listings
-(`_default_shops`).
+(`_default_shops`). An inn room, the character's housing and fishing spots are in `_default_places`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Final
 
 from ._default_gear import default_gear, default_gear_items
 from ._default_people import default_party, default_sheets, default_weather
+from ._default_places import default_places, fishing_spots
 from ._default_shops import default_market, default_retainers, default_vendors
 from ._default_traders import default_other_players
 from ._documents import (
@@ -113,9 +114,10 @@ def _held(catalog: list[ItemInfo], counts: dict[int, int]) -> list[InventoryItem
 def default_world(seed: int = 0) -> World:
     """The default world, the same for every seed (which is recorded in `World.seed`)."""
     catalog = _items() + default_gear_items()
-    zones = _zones()
+    zones = _zones() + default_places()
     for zone in zones:
         zone.weather = default_weather(zone.territory)
+        zone.objects += fishing_spots(zone.territory)
     player = PlayerInfo(
         name="Wuk Lamat",
         world="Ravana",

@@ -30,6 +30,7 @@ __all__ = [
     "ItemInfo",
     "MapFlag",
     "MapInfo",
+    "MenuOption",
     "Movement",
     "OtherPlayer",
     "PartyMember",
@@ -74,12 +75,23 @@ class Aetheryte(_Doc):
     """Gil a teleport here costs (0: free, such as the home point)."""
 
 
+class MenuOption(_Doc):
+    """An entry of an object's menu (the game's SelectString), and what choosing it opens."""
+
+    text: str
+    question: str = ""
+    """A Yes/No dialog (SelectYesno) choosing it asks, with this text; "" none."""
+    says: str = ""
+    """A line of dialogue (Talk) choosing it shows, waiting for a click; "" none."""
+
+
 class WorldObject(_Doc):
     """Something that stands in a zone and can be walked to by name: an NPC, a summoning bell, ..."""
 
     name: str
     kind: str
-    """"npc", "summoning_bell" or "object" (anything else one can walk up to)."""
+    """"npc", "summoning_bell", "company_chest", "voyage_panel", "fishing_spot" or "object" (anything
+    else one can walk up to)."""
     position: Vec3
     object_kind: str | None = None
     """The game's ObjectKind ("BattleNpc", "EventNpc", "EventObj", ...); None: EventNpc for an npc, else EventObj."""
@@ -87,6 +99,12 @@ class WorldObject(_Doc):
     """A character's (BattleNpc, EventNpc): its level."""
     hp: int = 0
     """A character's: its HP (always full)."""
+    spot: int = 0
+    """A fishing spot's id (the game's FishingSpot row), by which navigate_to finds it too."""
+    menu: list[MenuOption] = []
+    """What interacting with it offers (a SelectString menu); none: it opens `opens`, if anything."""
+    opens: str = ""
+    """The window interacting with it opens when it has no menu ("FreeCompanyChest", ...)."""
 
 
 class Zone(_Doc):
@@ -96,6 +114,9 @@ class Zone(_Doc):
     aetherytes: list[Aetheryte] = []
     objects: list[WorldObject] = []
     """What stands in the zone (XIV MCP's navigate_to walks to them by name)."""
+    place: Literal["", "inn", "home", "fc_house", "apartment", "workshop"] = ""
+    """What kind of place the zone is: "" a town or field; "inn" an inn room; the others the
+    character's own housing interiors (a world without a "home" zone: the character has no house)."""
     weather: list[WeatherRate] = []
     """The zone's weathers and their chances in percent, adding up to 100 (none: no weather of its own)."""
 
@@ -130,6 +151,10 @@ class Window(_Doc):
     kind: Literal["window", "yesno"] = "window"
     text: str = ""
     opened_by: str = ""
+    menu: list[str] = []
+    """A menu's (SelectString) entries."""
+    about: str = ""
+    """The object whose menu or dialog it is (Game.Interact opened it)."""
 
 
 class MapFlag(_Doc):

@@ -26,7 +26,20 @@ import msgspec
 from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
-from . import _equip, _goods, _market, _moving, _reading, _retainer_gil, _retainers, _roster, _setting, _social, _trade
+from . import (
+    _equip,
+    _goods,
+    _market,
+    _menus,
+    _moving,
+    _reading,
+    _retainer_gil,
+    _retainers,
+    _roster,
+    _setting,
+    _social,
+    _trade,
+)
 from ._admin import AdminDoor
 from ._documents import Change, GameReply
 from ._engine import GameEngine
@@ -88,6 +101,8 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
     Route(GameGate.OPEN_WINDOW, a.OpenWindowArgs, _social.open_window, '{"name": "Shop", "kind": "window"}'),
     Route(GameGate.CLOSE_WINDOW, a.WindowArgs, _social.close_window, '{"name": "Shop"}'),
     Route(GameGate.ANSWER_DIALOG, a.AnswerDialogArgs, _social.answer_dialog, '{"name": "SelectYesno", "yes": true}'),
+    Route(GameGate.INTERACT, a.InteractArgs, _menus.interact, '{"name": "Summoning Bell"}'),
+    Route(GameGate.SELECT_MENU, a.SelectMenuArgs, _menus.select_menu, '{"index": 0}'),
     Route(GameGate.LOGIN, a.LoginArgs, _social.login, '{"name": "Erenville"}'),
     Route(GameGate.LOGOUT, a.NoArgs, _social.logout),
     Route(GameGate.SET_FLAG, a.SetFlagArgs, _social.set_flag, '{"x": 11.2, "y": 10.8, "territory": 1185}'),

@@ -56,6 +56,8 @@ class GameGate(StrEnum):
     OPEN_WINDOW = "Game.OpenWindow"
     CLOSE_WINDOW = "Game.CloseWindow"
     ANSWER_DIALOG = "Game.AnswerDialog"
+    INTERACT = "Game.Interact"
+    SELECT_MENU = "Game.SelectMenu"
     LOGIN = "Game.Login"
     LOGOUT = "Game.Logout"
     SET_FLAG = "Game.SetFlag"

@@ -176,7 +176,9 @@ def _member(member: PartyMember) -> GameObject:
 def object_table(engine: GameEngine) -> list[GameObject]:
     """Everything in the character's zone but the character, as the game lists it."""
     zone = engine.current_zone
-    table = [_zone_object(zone, index, thing) for index, thing in enumerate(zone.objects)]
+    table = [  # a fishing spot is a place on the water, not a game object
+        _zone_object(zone, index, thing) for index, thing in enumerate(zone.objects) if thing.kind != "fishing_spot"
+    ]
     for index, aetheryte in enumerate(zone.aetherytes):
         table.append(
             GameObject(

@@ -55,6 +55,7 @@ from .tools._equip_tools import EquipTools
 from .tools._game_tools import GameTools
 from .tools._gil_tools import GilTools
 from .tools._integrations import INTEGRATION_PLUGINS, IntegrationTools
+from .tools._interaction import Interaction
 from .tools._market_tools import MarketTools
 from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
@@ -191,6 +192,7 @@ class Host:
         self.core_tools.add_handlers(EquipTools(game_tools.game).handlers())
         self.core_tools.add_handlers(AutomationStatus(bell, windows.clickers).handlers())
         self.core_tools.add_handlers(TradeTools(game_tools.game, self.approvals).handlers())  # asks every trade
+        self.core_tools.add_handlers(Interaction(game_tools.game, windows, bell).handlers())
         # A5, W7: an integration's tools are offered while its plugin is on the bus, so its coming and
         # going (or the host's own return to the bus, which may find it gone) changes the tools.
         pi.on_peer_change(self._integration_peer_changed)

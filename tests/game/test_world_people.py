@@ -130,4 +130,6 @@ def test_w1_a_world_whose_people_cannot_run_is_refused_naming_the_field(
 
 def test_w1_the_default_worlds_people_and_weather_are_valid() -> None:
     assert decode_world(msgspec.json.encode(default_world()), "default") == default_world()
-    assert all(sum(r.rate for r in zone.weather) == 100 for zone in default_world().zones)
+    zones = default_world().zones
+    assert all(sum(r.rate for r in zone.weather) == 100 for zone in zones if not zone.place)
+    assert all(zone.weather == [] for zone in zones if zone.place)  # indoors: no weather of its own

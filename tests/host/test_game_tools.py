@@ -340,15 +340,13 @@ async def test_w6_without_vnavmesh_navigate_to_flags_the_map_and_waits_for_the_p
             {},
             "idle",
         )
-        assert status["requirements"] == [
-            {
-                "plugin": "vnavmesh",
-                "needed": False,
-                "loaded": False,
-                "purpose": "Walks there for you.",
-                "without": "XIV MCP puts a flag on your map and waits while you walk there.",
-            }
-        ]
+        assert status["requirements"][0] == {
+            "plugin": "vnavmesh",
+            "needed": False,
+            "loaded": False,
+            "purpose": "Walks there for you.",
+            "without": "XIV MCP puts a flag on your map and waits while you walk there.",
+        }
         going = assistant.start(tg, "navigate_to", {"destination": "summoning_bell"})
         said = await assistant.progress()
         assert said == "Walk to Summoning Bell: XIV MCP put the flag on your map in Tuliyollal at (11.1, 11.9)."
@@ -475,11 +473,8 @@ async def test_j4_j8_a_job_navigating_blocks_changes_not_waits_and_pausing_it_st
     ("arguments", "message"),
     [
         ({}, "'destination' is required."),
-        ({"destination": "inn"}, "Unknown destination 'inn'. Use one of: flag, summoning_bell, object, npc."),
+        ({"destination": "moon"}, "Unknown destination 'moon'. Use one of: summoning_bell, company_chest, workshop,"),
         ({"destination": "npc"}, "destination=npc needs 'name'."),
-        ({"destination": "object", "name": "Wuk Evu"}, "No object named 'Wuk Evu' in this zone. Tuliyollal has:"),
-        ({"destination": "npc", "name": "Masked Rose"}, "No NPC named 'Masked Rose' has a place in the game data."),
-        ({"destination": "flag"}, "There is no flag on the map. Set one with set_map_flag first."),
     ],
 )
 async def test_w6_a_refused_navigation_changes_nothing(
@@ -488,6 +483,25 @@ async def test_w6_a_refused_navigation_changes_nothing(
     async with session(world) as (assistant, game):
         before = await seq(game)
         assert (await assistant.error("navigate_to", arguments)).startswith(message)
+        assert (await game.changes(before)).changes == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        ({"destination": "object", "name": "Wuk Evu"}, "No object named 'Wuk Evu' in this zone. Tuliyollal has:"),
+        ({"destination": "npc", "name": "Masked Rose"}, "No NPC named 'Masked Rose' has a place in the game data."),
+        ({"destination": "flag"}, "There is no flag on the map. Set one with set_map_flag first."),
+    ],
+)
+async def test_w6_a_destination_not_found_is_the_reason_navigate_to_answers_and_changes_nothing(
+    world: XivMcpSystem, arguments: dict[str, Any], reason: str
+) -> None:
+    async with session(world) as (assistant, game):
+        before = await seq(game)
+        result = await assistant.result("navigate_to", arguments)
+        assert (result["arrived"], result["destination"], result["steps"]) == (False, arguments["destination"], [])
+        assert result["reason"].startswith(reason)
         assert (await game.changes(before)).changes == []
 
 

@@ -48,6 +48,7 @@ CORE = [
     *("close_retainer", "transfer_retainer_items"),
     "take_screenshot",
     *("get_trade", "trade_with_player", "cancel_trade", "move_gil", "equip_items"),
+    *("interact_with_object", "get_menu", "select_menu_option"),
 ]
 """XIV MCP's own tools offered with no plugin loaded (AutoDuty's integration tools come with AutoDuty)."""
 

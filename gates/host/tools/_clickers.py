@@ -119,7 +119,7 @@ class WindowTools:
             return {"window": window.name, "action": "already open", "open": True, "note": None}
         if not window.unlocked:
             raise RefusedError("That window is not unlocked for this character. list_windows shows which are.")
-        self._follow()  # before the window opens: its closing can't come before XIV MCP listens
+        self.follow()  # before the window opens: its closing can't come before XIV MCP listens
         await self._game.call(self._game.client.open_window(window.addon))
         await self.clickers.opened(window.addon)
         return {"window": window.name, "action": "opened", "open": True, "note": None}
@@ -143,7 +143,7 @@ class WindowTools:
         await self.clickers.refresh(await self._windows())
         return {"window": name, "action": "closed"}
 
-    def _follow(self) -> None:
+    def follow(self) -> None:
         """Follow the game's window changes from the first window XIV MCP opens on: anyone closing
         XIV MCP's last window releases the clickers."""
         if not self._following:

@@ -19,6 +19,7 @@ from gates.contract import ToolDefinition
 
 from ._game_definitions import GAME_DEFINITIONS, GAME_OUTPUT_SCHEMAS
 from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
+from ._interaction_definitions import INTERACTION_DEFINITIONS, INTERACTION_OUTPUT_SCHEMAS
 from ._item_definitions import ITEM_DEFINITIONS, ITEM_OUTPUT_SCHEMAS
 from ._job_definitions import JOB_DEFINITIONS, object_schema
 from ._market_definitions import MARKET_DEFINITIONS, MARKET_OUTPUT_SCHEMAS
@@ -124,6 +125,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     *SCREEN_DEFINITIONS,
     *TRADE_DEFINITIONS,
     *ITEM_DEFINITIONS,
+    *INTERACTION_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -147,6 +149,7 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     **SCREEN_OUTPUT_SCHEMAS,
     **TRADE_OUTPUT_SCHEMAS,
     **ITEM_OUTPUT_SCHEMAS,
+    **INTERACTION_OUTPUT_SCHEMAS,
 }
 SIMULATOR_TOOLS: Final[frozenset[str]] = frozenset(
     d.name for d in CORE_DEFINITIONS if d.description.endswith(SIMULATOR_ONLY)

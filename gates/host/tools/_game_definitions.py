@@ -79,7 +79,10 @@ MAIN_WINDOWS: Final[tuple[MainWindow, ...]] = (
 
 CONTAINER_GROUPS: Final = ("bags", "crystals", "currency")
 CONTAINER_HELP: Final = f"Groups: {', '.join(CONTAINER_GROUPS)}. The simulated game has no other containers."
-DESTINATIONS: Final = ("flag", "summoning_bell", "object", "npc")
+DESTINATIONS: Final = tuple(
+    "summoning_bell company_chest workshop inn home fc_house apartment object npc fishing_spot flag".split()
+)
+"""navigate_to's destinations: the real host's, and the map flag (this project's extension)."""
 
 _ZONE: Final = {
     "type": "string",
@@ -188,18 +191,22 @@ GAME_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         name="navigate_to",
         description="Gets the character to a destination. Walking is automatic when the player has the navigation "
         "plugin vnavmesh; otherwise XIV MCP shows the player the way and waits: it puts the flag on the map and asks "
-        "them to walk, or names the aetheryte to teleport to. Tell the player when that happens. Destinations: flag "
-        "(the flag on the map, as set_map_flag put it; this project's extension), summoning_bell (the nearest one "
-        "in the current zone), object (by name in the current zone), or npc (an NPC anywhere in the world by name: "
-        "travels to its zone and walks up to it). Waits until arrived (or the timeout) and returns the steps taken. "
-        "stop_navigation aborts. Teleports cost gil as usual." + _AND_THE_GATE,
+        "them to walk, names the aetheryte to teleport to, or asks them to enter the inn room or house. Tell the "
+        "player when that happens. Destinations: summoning_bell (nearby one, otherwise the preferred bell location, "
+        "the inn), company_chest (FC house), workshop (FC workshop, walks to the voyage control panel), inn, home, "
+        "fc_house, apartment, object (by name in the current zone), npc (an NPC anywhere in the world by name: "
+        "travels to its zone and walks up to it), fishing_spot (a fishing spot by name or id: travels there and "
+        "walks to the water until Cast can be used, as a Fisher), or flag (the flag on the map, as set_map_flag put "
+        "it; this project's extension). Waits until arrived (or the timeout) and returns the steps taken; then use "
+        "interact_with_object. stop_navigation aborts. Teleports cost gil as usual." + _AND_THE_GATE,
         input_schema=_obj(
             {
                 "destination": {"type": "string", "enum": list(DESTINATIONS)},
                 "name": {
                     "type": "string",
                     "description": 'For destination=object: the object\'s name (e.g. "Material Supplier"). For '
-                    'destination=npc: the NPC\'s name (e.g. "Wuk Evu").',
+                    "destination=npc: the NPC's name (e.g. \"Wuk Evu\"). For destination=fishing_spot: the spot's "
+                    "name or id.",
                 },
                 "timeout_seconds": {
                     "type": "integer",
@@ -319,7 +326,14 @@ GAME_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         ("arrived", "destination", "steps"),
     ),
     "get_navigation_status": _obj(
-        {"walking": _STR, "travel": _STR, "plugins": _OBJ, "navigation": _STR, "requirements": _LIST},
+        {
+            "walking": _STR,
+            "travel": _STR,
+            "plugins": _OBJ,
+            "navigation": _STR,
+            "preferredBellLocation": _STR,
+            "requirements": _LIST,
+        },
         ("walking", "travel", "plugins", "navigation"),
     ),
     "stop_navigation": _obj({"stopped": _BOOL}, ("stopped",)),

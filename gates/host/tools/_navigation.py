@@ -1,6 +1,7 @@
 """Getting the character somewhere, and waiting until it is there (W6).
 
-    navigate_to          the destination ─► in another zone: the player is asked to teleport to the
+    navigate_to          the destination (`_places.Trips`: the inn or a house the player is asked into,
+                         an object, NPC or fishing spot) ─► in another zone: the player is asked to teleport to the
                          aetheryte nearest it, and XIV MCP waits for the zone ─► farther than 3 yalms:
                          vnavmesh walks when it is on the bus, else XIV MCP flags the map and the
                          player walks ─► within 4.5 yalms: there (else "the path may be blocked")
@@ -22,12 +23,21 @@ from typing import Any, Final, TypeVar
 
 import anyio
 
-from game import PlayerReply, Vec3, WorldObject, Zone, ground_distance, to_map, to_world
+from game import PlayerReply, Vec3, ground_distance, to_map, to_world
 from gates.contract import RefusedError, quote
 
 from ._args import ToolArgs, ToolHandler
 from ._game_definitions import DESTINATIONS, clamped, map_point, text_arg
-from ._game_tools import GameAccess, resolve_zone, rounded
+from ._game_tools import GameAccess, rounded
+from ._places import (
+    ARRIVE_RANGE,
+    LIFESTREAM_PURPOSE,
+    LIFESTREAM_WITHOUT,
+    NAMED,
+    PREFERRED_BELL_LOCATION,
+    Place,
+    Trips,
+)
 
 __all__ = ["ARRIVE_RANGE", "NAVMESH", "Navigation", "before_deadline"]
 
@@ -37,9 +47,9 @@ T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 Say = Callable[[str], None]
 
-ARRIVE_RANGE: Final = 2.5  # yalms from the destination that count as there (the real host's ArriveRange)
-WALK_BEYOND: Final = 3.0  # nearer than this, nothing walks
-BLOCKED_BEYOND: Final = 4.5  # farther than this once walking ended: the path was blocked
+WALK_SLACK: Final = 0.5  # nearer than reach + this, nothing walks (3 yalms from an object)
+BLOCKED_SLACK: Final = 2.0  # farther than reach + this once walking ended: the path was blocked (4.5 yalms)
+LIFESTREAM: Final = "Lifestream"
 NAVMESH: Final = "vnavmesh"
 MOVE_GATE: Final = "vnavmesh.SimpleMove.PathfindAndMoveCloseTo"
 RUNNING_GATES: Final = ("vnavmesh.Path.IsRunning", "vnavmesh.SimpleMove.PathfindInProgress")
@@ -83,26 +93,6 @@ def _yalms(distance: float) -> str:
     return f"{round(distance, 1):g}"
 
 
-def _named(candidates: list[tuple[Zone, WorldObject]], name: str) -> tuple[Zone, WorldObject] | None:
-    """The object of that name (case-insensitive), else the first whose name contains it."""
-    folded = name.casefold()
-    found = [c for c in candidates if c[1].name.casefold() == folded] or [
-        c for c in candidates if folded in c[1].name.casefold()
-    ]
-    return found[0] if found else None
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Where a navigation goes: what it is called, its zone and its world position."""
-
-    label: str
-    zone: Zone
-    position: Vec3
-    is_flag: bool = False
-    """The map flag itself: XIV MCP neither sets nor clears it."""
-
-
 @dataclass(slots=True)
 class _Trip:
     """The navigate_to under way: stop_navigation cancels its scope."""
@@ -121,6 +111,7 @@ class Navigation:
         self._sleep = sleep
         self._now = now
         self._run: _Trip | None = None
+        self._trips = Trips(game)
 
     def handlers(self) -> dict[str, ToolHandler]:
         return {
@@ -142,7 +133,7 @@ class Navigation:
         if destination not in DESTINATIONS:
             raise RefusedError(f"Unknown destination {quote(destination)}. Use one of: {', '.join(DESTINATIONS)}.")
         name = text_arg(args, "name")
-        if destination in ("object", "npc") and name is None:
+        if destination in NAMED and name is None:
             raise RefusedError(f"destination={destination} needs 'name'.")
         timeout = int(clamped(args, "timeout_seconds", 600, 10, 1800))
         if self._run is not None:
@@ -155,52 +146,27 @@ class Navigation:
                     "Can't navigate right now (character state: InCombat). Call navigate_to again once the fight "
                     "is over."
                 )
-            place = await self._place(destination, name or "", here)
-            return await self._go(run, place, timeout, on_progress or (lambda _: None))
+            return await self._go(run, name or "", timeout, on_progress or (lambda _: None))
         finally:
             self._run = None
 
-    async def _place(self, destination: str, name: str, here: PlayerReply) -> Place:
-        """The destination, found before anything moves: a bad name is a refusal that changed nothing."""
-        zones = await self._game.zones()
-        current = resolve_zone(zones, None, here.player.territory)
-        if destination == "flag":
-            flag = await self._game.call(self._game.client.flag())
-            if flag is None:
-                raise RefusedError("There is no flag on the map. Set one with set_map_flag first.")
-            return Place(flag.name or "the flag", resolve_zone(zones, str(flag.territory), 0), flag.world, True)
-        if destination == "summoning_bell":
-            bells = [o for o in current.objects if o.kind == "summoning_bell"]
-            if not bells:
-                where = ", ".join(z.name for z in zones if any(o.kind == "summoning_bell" for o in z.objects))
-                raise RefusedError(
-                    f"No summoning bell found at the destination: {current.name} has none. Teleport to a zone "
-                    f"that has one ({where or 'none in this world'}), then call navigate_to again."
-                )
-            at = here.player.position
-            bell = min(bells, key=lambda o: ground_distance(at.x, at.z, o.position.x, o.position.z))
-            return Place(bell.name, current, bell.position)
-        if destination == "object":
-            found = _named([(current, o) for o in current.objects], name)
-            if found is None:
-                names = ", ".join(o.name for o in current.objects) or "nothing by name"
-                raise RefusedError(f"No object named {quote(name)} in this zone. {current.name} has: {names}.")
-        else:
-            found = _named([(z, o) for z in zones for o in z.objects if o.kind == "npc"], name)
-            if found is None:
-                raise RefusedError(
-                    f"No NPC named {quote(name)} has a place in the game data. Check the name, or use "
-                    "destination=object for something in this zone."
-                )
-        return Place(found[1].name, found[0], found[1].position)
-
-    async def _go(self, run: _Trip, place: Place, seconds: float, say: Say) -> dict[str, Any]:
+    async def _go(self, run: _Trip, name: str, seconds: float, say: Say) -> dict[str, Any]:
+        """The trip, found and made before the deadline: what stops it is the answer's reason, as the real host's."""
         steps: list[str] = []
         reason: str | None = None
         at: dict[str, Any] | None = None
+
+        def walk(place: Place) -> Awaitable[dict[str, Any]]:
+            return self._travel(run, place, steps, say)
+
+        def phase(now: str) -> None:
+            run.phase = now
+
         try:
             with run.scope:
-                at = await before_deadline(self._sleep, seconds, lambda: self._travel(run, place, steps, say))
+                at = await before_deadline(
+                    self._sleep, seconds, lambda: self._trips.go(run.destination, name, walk, steps, say, phase)
+                )
             if run.scope.cancelled_caught:
                 reason = "stopped"
             elif at is None:
@@ -221,7 +187,7 @@ class Navigation:
         if here.player.territory != place.zone.territory:
             await self._teleport(run, place, steps, say)
         distance = await self._game.distance_to(place.zone.territory, place.position)
-        if distance is not None and distance > WALK_BEYOND:
+        if distance is not None and distance > place.reach + WALK_SLACK:
             if self.navmesh_loaded():
                 await self._walk_with_navmesh(run, place, distance, steps)
             else:
@@ -229,9 +195,10 @@ class Navigation:
         distance = await self._game.distance_to(place.zone.territory, place.position)
         if distance is None:
             raise RefusedError(f"The character left {place.zone.name} before reaching {place.label}.")
-        if distance > BLOCKED_BEYOND:
+        if distance > place.reach + BLOCKED_SLACK:
             raise RefusedError(f"Stopped {_yalms(distance)} yalms from {place.label}; the path may be blocked.")
-        steps.append(f"At {place.label} ({_yalms(distance)} yalms).")
+        if place.report:
+            steps.append(f"At {place.label} ({_yalms(distance)} yalms).")
         return {"name": place.label, "distance": round(distance, 1), "zone": place.zone.name}
 
     async def _teleport(self, run: _Trip, place: Place, steps: list[str], say: Say) -> None:
@@ -264,7 +231,7 @@ class Navigation:
             say(f"Walk to {label}: XIV MCP put the flag on your map in {zone.name} at ({x:.1f}, {y:.1f}).")
         steps.append(f"Asked you to walk to {label} (flag on the map).")
         run.phase = f"waiting for you to walk to {label}"
-        await self._game.wait_for(self._game.near(zone.territory, place.position, ARRIVE_RANGE))
+        await self._game.wait_for(self._game.near(zone.territory, place.position, place.reach))
         steps.append(f"You reached {label}.")
         if not place.is_flag:
             await self._game.call(self._game.client.clear_flag())
@@ -277,7 +244,7 @@ class Navigation:
         if started is not True:
             raise RefusedError(f"vnavmesh could not start a path to {place.label}.")
         steps.append(f"vnavmesh: walking to {place.label} ({_yalms(distance)} yalms).")
-        near = self._game.near(place.zone.territory, to, ARRIVE_RANGE)
+        near = self._game.near(place.zone.territory, to, place.reach)
 
         async def walked() -> bool | None:
             here = await self._game.where()
@@ -333,13 +300,15 @@ class Navigation:
             except RefusedError:
                 mesh_ready = moving = None
             plugins[NAVMESH] = {"meshReady": mesh_ready, "moving": moving}
-        requirement = {"plugin": NAVMESH, "needed": False, "loaded": loaded, "purpose": WALK_PURPOSE}
+        walk = {"plugin": NAVMESH, "needed": False, "loaded": loaded, "purpose": WALK_PURPOSE, "without": WALK_WITHOUT}
+        travel = {"plugin": LIFESTREAM, "needed": False, "loaded": False, "purpose": LIFESTREAM_PURPOSE}
         return {
             "walking": "automatic" if loaded else "the player walks to the map flag",
-            "travel": "the player teleports",
+            "travel": "the player teleports or enters the place",
             "plugins": plugins,
             "navigation": "idle" if self._run is None else self._run.phase,
-            "requirements": [{**requirement, "without": WALK_WITHOUT}],
+            "preferredBellLocation": PREFERRED_BELL_LOCATION,
+            "requirements": [walk, {**travel, "without": LIFESTREAM_WITHOUT}],
         }
 
     async def _stop(self, args: ToolArgs, _: Any) -> dict[str, bool]:
