@@ -7,6 +7,8 @@
     _social, _setting
     _reading              what each reading gate answers
     _roster, _sheet       the character's sheet, its party and the object table around it
+    _gearsets, _duties,   equipping a gearset, entering and leaving a duty, the account's characters
+    _travel               and the worlds they visit (`_travel_documents`, `_default_worlds`)
     _classjobs, _weather  game data: the classes and jobs, the weather and its forecast
     _gates, _peer         the gates on the bus (`Game.*`), the process (`python -m game`)
     _admin                the admin gates' check: they answer only the player key (F4)
@@ -86,6 +88,8 @@ from ._roster import (
 from ._setting import SET_PATHS
 from ._sheet import EQUIP_SLOTS, CharacterSheet, ClassJobLevel, EquippedItem, Gearset, Glamour, QuestState, Stain
 from ._shop_documents import MarketListing, Retainer, RetainerItem, Vendor, VendorItem
+from ._travel import CharactersReply
+from ._travel_documents import DutyState, GameWorld
 from ._weather import (
     PERIOD_SECONDS,
     WeatherPeriod,
@@ -99,6 +103,9 @@ from ._weather import (
 from ._world_file import load_world, save_world
 
 __all__ = [
+    "GameWorld",
+    "DutyState",
+    "CharactersReply",
     "ADMIN_GATES",
     "CHANGED_MESSAGE",
     "CHANGES_LIMIT",

@@ -9,7 +9,8 @@
 Each method calls one gate and decodes its reply into the gate's Struct. A refusal raises
 `GameError` with the game's message; no game on the bus (or a game that left during the call)
 raises `GameUnavailableError`. No other exception comes out of a call: the bus's own errors are
-translated here, once. Importing this loads nothing of the host, MCP or sqlite.
+translated here, once. Importing this loads nothing of the host, MCP or sqlite. It is long because
+it is one concept that reads best whole: every gate of the game, one method each.
 
 The admin methods (`set`, `advance_clock`, `save`, `reset`) rewrite the world, and the game
 answers them only for the player (F4): a client made with the player key
@@ -71,6 +72,7 @@ from ._replies import (
 from ._retainers import RetainersReply
 from ._roster import ObjectsReply, PartyReply, SheetReply
 from ._shop_documents import MarketListing, Vendor
+from ._travel import CharactersReply
 
 __all__ = ["GameClient", "JsonValue"]
 
@@ -203,6 +205,23 @@ class GameClient:
     async def objects(self) -> ObjectsReply:
         """The object table of the character's zone, where the character is, and what it targets."""
         return await self.call(GameGate.GET_OBJECTS, ObjectsReply)
+
+    async def characters(self) -> CharactersReply:
+        """The account's characters (the current one first) and the public worlds with their data centres."""
+        return await self.call(GameGate.GET_CHARACTERS, CharactersReply)
+
+    async def equip_gearset(self, number: int) -> ChangeReply:
+        return await self.call(GameGate.EQUIP_GEARSET, ChangeReply, number=number)
+
+    async def enter_duty(self, territory: int, name: str | None = None) -> ChangeReply:
+        return await self.call(GameGate.ENTER_DUTY, ChangeReply, territory=territory, name=name)
+
+    async def leave_duty(self) -> ChangeReply:
+        return await self.call(GameGate.LEAVE_DUTY, ChangeReply)
+
+    async def travel_to_world(self, world: str) -> ChangeReply:
+        """Visit another world (or go home)."""
+        return await self.call(GameGate.TRAVEL_TO_WORLD, ChangeReply, world=world)
 
     # --- moving ----------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as 
 Striking Dummy stands in Tuliyollal; the characters' sheets, the party and the weather are in
 `_default_people.py`. The Material Supplier, a walk from the start, sells potions for gil; the
 character has two retainers, and the market board holds a few other players' listings
-(`_default_shops`).
+(`_default_shops`). The public worlds and a duty's zone are in `_default_worlds.py`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Final
 
 from ._default_people import default_party, default_sheets, default_weather
 from ._default_shops import default_market, default_retainers, default_vendors
+from ._default_worlds import default_duty_zones, default_worlds
 from ._documents import (
     Aetheryte,
     Currency,
@@ -111,7 +112,7 @@ def _held(catalog: list[ItemInfo], counts: dict[int, int]) -> list[InventoryItem
 def default_world(seed: int = 0) -> World:
     """The default world, the same for every seed (which is recorded in `World.seed`)."""
     catalog = _items()
-    zones = _zones()
+    zones = _zones() + default_duty_zones()
     for zone in zones:
         zone.weather = default_weather(zone.territory)
     player = PlayerInfo(
@@ -156,4 +157,5 @@ def default_world(seed: int = 0) -> World:
         vendors=default_vendors(),
         market=default_market(),
         retainers=default_retainers(),
+        worlds=default_worlds(),
     )

@@ -14,6 +14,7 @@ import msgspec
 
 from ._sheet import CharacterSheet
 from ._shop_documents import MarketListing, Retainer, Vendor
+from ._travel_documents import DutyState, GameWorld
 from ._weather import WeatherRate
 
 __all__ = [
@@ -170,6 +171,9 @@ class PlayerInfo(_Doc):
     gil: int = 100_000
     target: str | None = None
     in_combat: bool = False
+    current_world: str | None = None
+    """The world it visits (None: its home world, `world`)."""
+    current_world_id: int | None = None
 
 
 class PartyMember(_Doc):
@@ -223,6 +227,10 @@ class World(_Doc):
     """The account's retainers, with what they hold and sell."""
     retainer_open: str | None = None
     """The retainer the character called at a summoning bell, until it is dismissed or the character leaves."""
+    worlds: list[GameWorld] = []
+    """The public worlds, each on its data centre (`_travel_documents`); none: the home worlds alone."""
+    duty: DutyState | None = None
+    """The duty the character is in (None: none)."""
 
 
 class GameSnapshot(_Doc):

@@ -38,6 +38,7 @@ async def test_w1_every_reading_gate_answers_the_default_world_and_records_nothi
                     1188: "Kozama'uka",
                     129: "Limsa Lominsa Lower Decks",
                     134: "Middle La Noscea",
+                    1194: "The Skydeep Cenote",  # a duty's zone (`_default_worlds`)
                 }
                 potion = next(i for i in await game.items() if i.item_id == 4554)
                 assert (potion.name, potion.price, potion.sell_price) == ("Hi-Potion", 320, 12)
