@@ -1,0 +1,53 @@
+"""The definitions of XIV MCP's tools of gearsets, duties, characters and worlds (module
+`game_navigation`, W5), as the real host has them.
+
+    switch_gearset     change job by equipping a saved gearset        (`GearsetTools.cs`)
+    leave_duty         leave the duty the character is in              (`DutyTools.cs`)
+    list_characters    the characters XIV MCP has seen                 (`LoginTools.cs`)
+    switch_character   log into another character of the account       (`LoginTools.cs`)
+    visit_world        travel to another world, with Lifestream or the player (`LoginTools.cs`)
+
+Names, arguments and descriptions are the real host's, cut to what the simulated game has (one
+service account, no lobby or launcher). Capabilities are the real `BuiltInCapabilities`': by tool
+for switch_character, visit_world and leave_duty, by the module's group for switch_gearset, with
+`read_game` first as every core tool here; list_characters only reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from gates.contract import ToolDefinition
+
+from ._job_definitions import object_schema
+
+__all__ = ["WORLD_DEFINITIONS", "WORLD_OUTPUT_SCHEMAS"]
+
+_obj = object_schema
+_GATE: Final = " Requires 'Game & navigation' in /xivmcp."
+_STR: Final = {"type": "string"}
+_LIST: Final = {"type": "array"}
+
+WORLD_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
+    ToolDefinition(
+        name="switch_gearset",
+        description="Changes job by equipping a gearset, like clicking it in the Gear Set list: give its number, name "
+        'or a job ("WAR", "Warrior"; the highest item level set of that job). Not in combat.' + _GATE,
+        input_schema=_obj({"gearset": {"type": "string", "description": "Gearset number, name or job."}}, ("gearset",)),
+        capabilities=["read_game", "game_ui", "move_character"],
+    ),
+    ToolDefinition(
+        name="leave_duty",
+        description="Leaves the current duty like the Duty Finder's Leave entry, once you are out of combat (it waits "
+        "for the fight to end, never leaves mid-fight)." + _GATE,
+        capabilities=["read_game", "game_ui", "combat"],
+    ),
+)
+
+WORLD_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "switch_gearset": _obj(
+        {"equipped": {"type": "integer"}, "name": _STR, "job": _STR, "itemLevel": {"type": "integer"}},
+        ("equipped", "name", "job"),
+    ),
+}
+"""Output schemas of those whose results are objects (leave_duty answers a sentence, as the real host)."""

@@ -1,0 +1,163 @@
+"""XIV MCP's tools of gearsets, duties, characters and worlds against the simulated game, all real
+processes (W5): switch_gearset, leave_duty, list_characters, switch_character and visit_world.
+
+One system for the module (broker, `xivmcp game --test-clock`, host), with the changes of Game &
+navigation allowed (denied by default, as in the real host). Each test puts the world back as the
+game started (`Game.Reset`). Each tool's effect on the world is read from the game, and each change
+it made from the game's change log: who made it, with the capability the real host gives the tool.
+A refusal changes nothing and says what to do, in the real host's words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+
+import anyio
+import pytest
+
+import broker
+from game import GameClient, GameSnapshot
+from gates.host.tools._gear_duty_tools import LEAVE_SECONDS, WAITING_FOR_CALM
+
+from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
+from .test_game_tools import Assistant, session
+
+pytestmark = pytest.mark.asyncio
+
+SKYDEEP = 1194
+"""The Skydeep Cenote, the default world's duty."""
+
+
+@pytest.fixture(scope="module")
+def worlds(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
+    system.start_game("--test-clock")
+
+    async def allow() -> None:
+        async with broker.connect(system.endpoint, "TestSetup") as pi:
+            await player_of(pi, system.data_dir).module("game_navigation", "changes", "allow")
+
+    run_in_thread(allow)
+    yield system
+
+
+@asynccontextmanager
+async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
+    async with session(system) as (assistant, game):
+        with anyio.fail_after(WAIT * 3):
+            await game.reset()
+            yield assistant, game
+
+
+async def snapshot(game: GameClient) -> tuple[GameSnapshot, int]:
+    reply = await game.snapshot()
+    return reply.snapshot, reply.seq
+
+
+async def made_since(game: GameClient, seq: int) -> list[tuple[str, str, str]]:
+    return [(c.by, c.capability, c.summary) for c in (await game.changes(seq)).changes]
+
+
+async def refusals(assistant: Assistant, game: GameClient, tool: str, *arguments: dict[str, object]) -> list[str]:
+    """The tool's refusals of each set of arguments, each checked to have changed nothing."""
+    before = await snapshot(game)
+    messages = [await assistant.error(tool, args) for args in arguments]
+    assert await snapshot(game) == before
+    return messages
+
+
+# --- switch_gearset ---------------------------------------------------------------------------
+
+
+async def test_w5_switch_gearset_equips_the_set_and_changes_the_job_recorded_as_game_ui(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        _, seq = await snapshot(game)
+        switched = await assistant.result("switch_gearset", {"gearset": "Paladin"})
+        assert switched == {"equipped": 2, "name": "Paladin", "job": "PLD", "itemLevel": 650, "warning": None}
+        assert await made_since(game, seq) == [("XivMcp", "game_ui", "equipped gearset 2 (Paladin): Warrior → Paladin")]
+        character = await assistant.result("get_character")
+        assert (character["classJob"], character["level"]) == ("Paladin", 92)
+        gear = await assistant.result("get_equipment")
+        assert [s["name"] for s in gear["slots"] if not s.get("empty")][:2] == ["Ceremonial Sword", "Ceremonial Shield"]
+        assert (await assistant.result("list_gearsets"))["current"] == 2
+
+        _, seq = await snapshot(game)  # by job: the White Mage set, which misses an item
+        assert await assistant.result("switch_gearset", {"gearset": "whm"}) == {
+            "equipped": 3,
+            "name": "White Mage",
+            "job": "WHM",
+            "itemLevel": 640,
+            "warning": "1 item(s) of this set are not in your inventory.",
+        }
+        _, seq = await snapshot(game)
+        assert (await assistant.result("switch_gearset", {"gearset": "3"}))["equipped"] == 3
+        assert await made_since(game, seq) == []  # worn already, on its job: nothing to do
+
+
+async def test_w5_switch_gearset_refusals_change_nothing_and_say_what_to_do(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        assert await refusals(
+            assistant,
+            game,
+            "switch_gearset",
+            {},
+            {"gearset": "9"},
+            {"gearset": "Ninja"},
+            {"gearset": "a"},
+        ) == [
+            "Give 'gearset'.",
+            "There is no gearset 9.",
+            "No gearset matches 'Ninja' (by number, name or job). Saved: 1 Warrior (WAR), 2 Paladin (PLD), "
+            "3 White Mage (WHM), 4 Carpenter (CRP).",
+            "'a' matches several gearsets: 1 Warrior, 2 Paladin, 3 White Mage, 4 Carpenter.",
+        ]
+        await game.start_combat()
+        assert await refusals(assistant, game, "switch_gearset", {"gearset": "2"}) == ["Can't change gear in combat."]
+
+
+# --- leave_duty -------------------------------------------------------------------------------
+
+
+async def test_w5_leave_duty_takes_the_character_out_recorded_as_combat(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        assert await refusals(assistant, game, "leave_duty", {}) == ["You are not in a duty."]
+        start = (await game.player()).player
+        await game.enter_duty(SKYDEEP)
+        _, seq = await snapshot(game)
+        assert await assistant.result("leave_duty") == "Left the duty."
+        assert await made_since(game, seq) == [
+            ("XivMcp", "combat", "left the duty The Skydeep Cenote, back in Tuliyollal")
+        ]
+        here = (await game.player()).player
+        assert (here.territory, here.position) == (start.territory, start.position)
+        assert (await game.state()).duty is None
+
+
+async def test_w5_leave_duty_never_leaves_mid_fight(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        await game.enter_duty(SKYDEEP)
+        await game.start_combat()
+        _, seq = await snapshot(game)
+        async with anyio.create_task_group() as tg:
+            leaving = assistant.start(tg, "leave_duty")
+            assert await assistant.progress() == WAITING_FOR_CALM
+            assert await made_since(game, seq) == []  # still in the duty while the fight goes on
+            await game.end_combat()
+            assert await leaving.result() == "Left the duty."
+        assert [c[2] for c in await made_since(game, seq)] == [
+            "left combat",
+            "left the duty The Skydeep Cenote, back in Tuliyollal",
+        ]
+
+
+async def test_w5_leave_duty_gives_up_after_three_minutes_of_fighting(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        await game.enter_duty(SKYDEEP)
+        await game.start_combat()
+        _, seq = await snapshot(game)
+        async with anyio.create_task_group() as tg:
+            leaving = assistant.start(tg, "leave_duty")
+            assert await assistant.progress() == WAITING_FOR_CALM
+            await assistant.player.advance_clock(LEAVE_SECONDS)
+            assert await leaving.error() == "Could not leave the duty: still in combat."
+        assert await made_since(game, seq) == []
