@@ -54,6 +54,7 @@ from .tools._core_tools import CoreTools, ProgressFn
 from .tools._game_tools import GameTools
 from .tools._gear_duty_tools import GearAndDutyTools
 from .tools._integrations import INTEGRATION_PLUGINS, IntegrationTools
+from .tools._login_tools import LoginTools
 from .tools._market_tools import MarketTools
 from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
@@ -178,6 +179,7 @@ class Host:
         self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
         self.core_tools.add_handlers(reading_handlers(game_tools.game, self.installed))
         self.core_tools.add_handlers(GearAndDutyTools(game_tools.game, self.jobs.sleep).handlers())
+        self.core_tools.add_handlers(LoginTools(game_tools.game, self.jobs.sleep).handlers())
         self.core_tools.add_handlers(IntegrationTools(pi).handlers())
         bell = Bell(pi)  # AutoRetainer held back while XIV MCP uses the summoning bell
         spending = Spending(game_tools.game, self.approvals, self.clock.now)  # the player's consent to spend

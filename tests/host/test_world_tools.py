@@ -161,3 +161,75 @@ async def test_w5_leave_duty_gives_up_after_three_minutes_of_fighting(worlds: Xi
             await assistant.player.advance_clock(LEAVE_SECONDS)
             assert await leaving.error() == "Could not leave the duty: still in combat."
         assert await made_since(game, seq) == []
+
+
+# --- list_characters and switch_character ---------------------------------------------------
+
+
+async def test_w5_list_characters_lists_the_accounts_characters_with_their_worlds(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        listed = await assistant.result("list_characters")
+        assert listed["loggedIn"] == {"name": "Wuk Lamat", "world": "Ravana"}
+        wuk, erenville = listed["characters"]
+        assert {k: v for k, v in wuk.items() if k != "seen"} == {
+            "name": "Wuk Lamat",
+            "homeWorld": "Ravana",
+            "currentWorld": "Ravana",
+            "visiting": None,
+            "dataCenter": "Materia",
+            "serviceAccount": 1,
+            "account": "this account",
+            "loggedIn": True,
+        }
+        assert (erenville["name"], erenville["loggedIn"], wuk["seen"]) == ("Erenville", None, "1970-01-01T00:00:00Z")
+        await game.travel_to_world("Shiva")
+        visiting = (await assistant.result("list_characters"))["characters"]
+        assert [(c["name"], c["currentWorld"], c["dataCenter"], c["visiting"]) for c in visiting] == [
+            ("Wuk Lamat", "Shiva", "Light", True),  # Light before Materia
+            ("Erenville", "Ravana", "Materia", None),
+        ]
+
+
+async def test_w5_switch_character_logs_into_another_character_recorded_as_login(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        _, seq = await snapshot(game)
+        switched = await assistant.result("switch_character", {"name": "erenville"})
+        assert switched == {
+            "loggedIn": "Erenville",
+            "world": "Ravana",
+            "steps": ["Logged out of Wuk Lamat.", "Logged in as Erenville (Ravana)."],
+        }
+        assert await made_since(game, seq) == [("XivMcp", "login", "switched from Wuk Lamat to Erenville (Ravana)")]
+        assert (await assistant.result("get_character"))["name"] == "Erenville"
+        _, seq = await snapshot(game)
+        already = await assistant.result("switch_character", {"name": "Erenville"})
+        assert already == {"loggedIn": "Erenville", "note": "Already logged in on this character."}
+        assert await made_since(game, seq) == []
+
+
+async def test_w5_switch_character_refusals_change_nothing_and_name_the_steps(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        assert await refusals(
+            assistant,
+            game,
+            "switch_character",
+            {},
+            {"name": "Alisaie"},
+            {"name": "Alisaie", "world": "Atlantis"},
+            {"name": "Alisaie", "world": "Shiva"},
+        ) == [
+            "'name' is required.",
+            "XIV MCP hasn't seen 'Alisaie' in a character list yet; give its home 'world' (and 'service_account' if "
+            "your account has several). Steps: none",
+            "'Atlantis' is not a public world. Steps: none",
+            "Alisaie is not in this account's character list on Shiva. Steps: none",
+        ]
+        await game.start_combat()
+        assert await refusals(assistant, game, "switch_character", {"name": "Erenville"}) == [
+            "Can't log out in combat. Steps: none"
+        ]
+        await game.end_combat()
+        await game.enter_duty(SKYDEEP)
+        assert await refusals(assistant, game, "switch_character", {"name": "Erenville"}) == [
+            "Can't log out while in a duty. Steps: none"
+        ]

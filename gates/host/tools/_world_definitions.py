@@ -42,6 +42,39 @@ WORLD_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         "for the fight to end, never leaves mid-fight)." + _GATE,
         capabilities=["read_game", "game_ui", "combat"],
     ),
+    ToolDefinition(
+        name="list_characters",
+        description="The characters XIV MCP has seen: the account's characters and the character in game — name, "
+        "home world, current world, data center, service account, and whether it is on the account in use now.",
+        read_only=True,
+        capabilities=["read_game"],
+    ),
+    ToolDefinition(
+        name="switch_character",
+        description="Logs out and into another character of the account — on any world or data center — and waits "
+        "until it is in game. Characters XIV MCP hasn't seen in a character list yet need their home 'world'. Refused "
+        "in duties and combat." + _GATE,
+        input_schema=_obj(
+            {
+                "name": {"type": "string", "description": "Character name (from list_characters)."},
+                "world": {
+                    "type": "string",
+                    "description": "Home world — to tell same-named characters apart, or for a character not seen yet.",
+                },
+                "service_account": {
+                    "type": "integer",
+                    "description": "Service account (1 = first) for a character not seen yet, if the account has "
+                    "several.",
+                },
+                "timeout_seconds": {
+                    "type": "integer",
+                    "description": "How long to wait for the character to be in game (default 300).",
+                },
+            },
+            ("name",),
+        ),
+        capabilities=["read_game", "login", "move_character"],
+    ),
 )
 
 WORLD_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -49,5 +82,7 @@ WORLD_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         {"equipped": {"type": "integer"}, "name": _STR, "job": _STR, "itemLevel": {"type": "integer"}},
         ("equipped", "name", "job"),
     ),
+    "list_characters": _obj({"loggedIn": {"type": ["object", "null"]}, "characters": _LIST}, ("characters",)),
+    "switch_character": _obj({"loggedIn": _STR, "world": _STR, "steps": _LIST, "note": _STR}, ("loggedIn",)),
 }
 """Output schemas of those whose results are objects (leave_duty answers a sentence, as the real host)."""
