@@ -18,6 +18,8 @@ import pytest
 
 import broker
 from game import GameClient, GameSnapshot
+from gates.contract import DependencyState
+from gates.host.policy._dependencies import Dependency, PluginWorld, check_dependency
 from gates.host.tools._gear_duty_tools import LEAVE_SECONDS, WAITING_FOR_CALM
 
 from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
@@ -233,3 +235,71 @@ async def test_w5_switch_character_refusals_change_nothing_and_name_the_steps(wo
         assert await refusals(assistant, game, "switch_character", {"name": "Erenville"}) == [
             "Can't log out while in a duty. Steps: none"
         ]
+
+
+# --- visit_world ------------------------------------------------------------------------------
+
+
+async def test_w5_visit_world_travels_with_lifestream_over_its_ipc(worlds: XivMcpSystem) -> None:
+    lifestream = worlds.start_plugin("plugins_sample.lifestream")
+    try:
+        await lifestream.expect("Lifestream: ready")
+        async with fresh(worlds) as (assistant, game):
+            _, seq = await snapshot(game)
+            visited = await assistant.result("visit_world", {"world": "shiva"})
+            assert visited == {"arrived": "Shiva", "dataCenter": "Light", "travelledBy": "plugin"}
+            assert await made_since(game, seq) == [
+                ("Lifestream", "move_character", "travelled from Ravana to Shiva (Light)")
+            ]
+            assert (await game.snapshot()).snapshot.world == 85
+            await lifestream.expect("Lifestream: arrived on Shiva")
+    finally:
+        lifestream.kill()
+
+
+async def test_w5_visit_world_without_lifestream_asks_the_player_and_waits(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        async with anyio.create_task_group() as tg:
+            visiting = assistant.start(tg, "visit_world", {"world": "Bismarck"})
+            assert await assistant.progress() == (
+                "Travel to Bismarck (Materia) with World Visit; XIV MCP waits until you arrive."
+            )
+            await game.travel_to_world("Bismarck")  # the player travels
+            assert await visiting.result() == {"arrived": "Bismarck", "dataCenter": "Materia", "travelledBy": "player"}
+        async with anyio.create_task_group() as tg:
+            visiting = assistant.start(tg, "visit_world", {"world": "Shiva", "timeout_seconds": 30})
+            assert await assistant.progress() == (
+                "Travel to Shiva (Light) with Data Center Travel; XIV MCP waits until you arrive."
+            )
+            await assistant.player.advance_clock(30)
+            assert await visiting.error() == (
+                "Not on Shiva after the timeout. Ask the player whether they are still travelling, then try again."
+            )
+
+
+async def test_w5_visit_world_refusals_change_nothing_and_say_what_to_do(worlds: XivMcpSystem) -> None:
+    async with fresh(worlds) as (assistant, game):
+        assert await refusals(assistant, game, "visit_world", {}, {"world": "Atlantis"}, {"world": "ravana"}) == [
+            "'world' is required.",
+            "'Atlantis' is not a public world.",
+            "Already on Ravana.",
+        ]
+        await game.enter_duty(SKYDEEP)
+        assert await refusals(assistant, game, "visit_world", {"world": "Shiva"}) == ["Can't log out while in a duty."]
+
+
+async def test_g6_visit_world_is_ready_without_lifestream_and_says_what_it_does_without() -> None:
+    # SPEC: G6
+    entry = check_dependency(Dependency("visit_world"), PluginWorld(), owner_of=lambda _: None, enabled=lambda _: False)
+    assert (entry.state, entry.message) == (
+        DependencyState.OK,
+        "Ready. Without Lifestream: XIV MCP asks you to travel there with World Visit or Data Center Travel, and "
+        "waits until you arrive.",
+    )
+    [install] = entry.install
+    assert (install.plugin, install.needed, install.reason) == (
+        "Lifestream",
+        False,
+        "Travels to the world or data center for you.",
+    )
+    assert install.repo == "https://raw.githubusercontent.com/NightmareXIV/MyDalamudPlugins/main/pluginmaster.json"

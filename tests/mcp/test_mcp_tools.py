@@ -43,7 +43,7 @@ CORE = [
     *("get_automation_status", "get_market_listings", "buy_item", "sell_item", "request_spending_approval"),
     *("list_approvals", "revoke_approval", "get_retainers", "get_retainer_inventories", "open_retainer"),
     *("close_retainer", "transfer_retainer_items"),
-    *("switch_gearset", "leave_duty", "list_characters", "switch_character"),
+    *("switch_gearset", "leave_duty", "list_characters", "switch_character", "visit_world"),
 ]
 """XIV MCP's own tools offered with no plugin loaded (AutoDuty's integration tools come with AutoDuty)."""
 

@@ -1,11 +1,15 @@
-"""XIV MCP's list_characters and switch_character over the simulated game (W5).
+"""XIV MCP's list_characters, switch_character and visit_world over the simulated game (W5).
 
     list_characters    the account's characters as the game lists them (`Game.GetCharacters`), with
                        the real host's fields
     switch_character   the character resolved as the real host does ─► refused in a duty or combat ─►
                        `Game.Login` with its name (login): the game switches characters
+    visit_world        the world checked (public, not the current one) ─► refused in a duty or combat ─►
+                       Lifestream travels (`Lifestream.ExecuteCommand(world)`, its real IPC) when it is
+                       on the bus, else the player is asked to travel ─► waits, on the host's clock, until
+                       the character is on that world and Lifestream is not busy (`Lifestream.IsBusy`)
 
-One switch runs at a time, as in the real host. Refusals are the real host's words
+One switch or visit runs at a time, as in the real host. Refusals are the real host's words
 (`XivMcp/Tools/LoginTools.cs`) and come before anything changes.
 """
 
@@ -22,11 +26,17 @@ from gates.contract import RefusedError
 from ._args import ToolArgs, ToolHandler
 from ._game_definitions import clamped, text_arg
 from ._game_tools import GameAccess
-from ._navigation import Sleep
+from ._navigation import Sleep, before_deadline
 
-__all__ = ["LoginTools"]
+__all__ = ["LIFESTREAM", "LIFESTREAM_BUSY", "LIFESTREAM_COMMAND", "LoginTools"]
 
+LIFESTREAM: Final = "Lifestream"
+LIFESTREAM_COMMAND: Final = "Lifestream.ExecuteCommand"
+"""(action string) what `/li <arguments>` does: a world's name travels there."""
+LIFESTREAM_BUSY: Final = "Lifestream.IsBusy"
+PLUGIN_SECONDS: Final = 10.0
 SWITCH_RUNNING: Final = "A character switch is already running."
+TRAVEL_RUNNING: Final = "A character switch or world travel is already running."
 
 
 def _world_of(player: PlayerInfo) -> tuple[int, str]:
@@ -54,7 +64,7 @@ def _public_world(worlds: list[GameWorld], name: str) -> GameWorld:
 
 
 class LoginTools:
-    """The handlers of list_characters and switch_character."""
+    """The handlers of list_characters, switch_character and visit_world."""
 
     def __init__(self, game: GameAccess, sleep: Sleep) -> None:
         self._game = game
@@ -65,6 +75,7 @@ class LoginTools:
         return {
             "list_characters": self._list,
             "switch_character": self._switch,
+            "visit_world": self._visit,
         }
 
     async def _account(self) -> CharactersReply:
@@ -148,3 +159,71 @@ class LoginTools:
         now = (await self._game.call(self._game.client.player())).player
         steps.append(f"Logged in as {now.name} ({_world_of(now)[1]}).")
         return {"loggedIn": now.name, "world": _world_of(now)[1], "steps": steps}
+
+    # --- visit_world -----------------------------------------------------------------------
+
+    def _lifestream_loaded(self) -> bool:
+        pi = self._game.pi
+        return LIFESTREAM in pi.peers and pi.get_ipc_subscriber(LIFESTREAM_COMMAND).has_action()
+
+    async def _lifestream_busy(self) -> bool:
+        pi = self._game.pi
+        if LIFESTREAM not in pi.peers or not pi.get_ipc_subscriber(LIFESTREAM_BUSY).has_function():
+            return False
+        try:
+            with anyio.fail_after(PLUGIN_SECONDS):
+                return await pi.get_ipc_subscriber(LIFESTREAM_BUSY).invoke_func() is True
+        except Exception:  # the real LifestreamBusy: an error counts as not busy
+            return False
+
+    async def _visit(self, args: ToolArgs, on_progress: Any) -> dict[str, Any]:
+        automatic = self._lifestream_loaded()
+        name = text_arg(args, "world")
+        if name is None:
+            raise RefusedError("'world' is required.")
+        seconds = clamped(args, "timeout_seconds", 600, 30, 1800)
+        if self._busy.locked():
+            raise RefusedError(TRAVEL_RUNNING)
+        async with self._busy:
+            await self._game.player()
+            account = await self._account()
+            target = _public_world(account.worlds, name)
+            if _world_of(account.characters[0])[0] == target.id:
+                raise RefusedError(f"Already on {target.name}.")
+            _safe_to_log_out(account, await self._in_duty())
+            here = next((w for w in account.worlds if w.id == _world_of(account.characters[0])[0]), None)
+            same_dc = here is not None and here.data_center == target.data_center
+            arrived = await before_deadline(
+                self._sleep, seconds, lambda: self._travel(target, automatic, same_dc, on_progress)
+            )
+        if arrived is None:
+            raise RefusedError(
+                f"Not on {target.name} after the timeout; the travel plugin may still be travelling or queued."
+                if automatic
+                else f"Not on {target.name} after the timeout. Ask the player whether they are still travelling, "
+                "then try again."
+            )
+        return {
+            "arrived": target.name,
+            "dataCenter": target.data_center,
+            "travelledBy": "plugin" if automatic else "player",
+        }
+
+    async def _travel(self, target: GameWorld, automatic: bool, same_dc: bool, on_progress: Any) -> bool:
+        if automatic:
+            try:
+                with anyio.fail_after(PLUGIN_SECONDS):
+                    await self._game.pi.get_ipc_subscriber(LIFESTREAM_COMMAND).invoke_action(target.name)
+            except Exception as exc:
+                raise RefusedError(f"Lifestream did not answer ({type(exc).__name__}). Is it enabled?") from None
+        elif on_progress is not None:
+            how = "World Visit" if same_dc else "Data Center Travel"
+            on_progress(f"Travel to {target.name} ({target.data_center}) with {how}; XIV MCP waits until you arrive.")
+
+        async def there() -> bool | None:
+            here = await self._game.where()
+            if here is None or _world_of(here.player)[0] != target.id:
+                return None
+            return None if await self._lifestream_busy() else True
+
+        return await self._game.wait_for(there)

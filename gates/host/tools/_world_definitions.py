@@ -75,6 +75,27 @@ WORLD_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
         ),
         capabilities=["read_game", "login", "move_character"],
     ),
+    ToolDefinition(
+        name="visit_world",
+        description="Travels the current character to another world (world visit on the same data center, or data "
+        "center travel to another one) and waits until it arrived. With the travel plugin Lifestream it travels by "
+        "itself; otherwise XIV MCP asks the player to use World Visit or Data Center Travel and waits for them, so "
+        "tell the player. Use switch_character to log into a different character instead." + _GATE,
+        input_schema=_obj(
+            {
+                "world": {
+                    "type": "string",
+                    "description": 'Destination world (e.g. "Shiva"); your home world returns you home.',
+                },
+                "timeout_seconds": {
+                    "type": "integer",
+                    "description": "How long to wait (default 600; data center travel can queue).",
+                },
+            },
+            ("world",),
+        ),
+        capabilities=["read_game", "move_character", "spend_gil"],
+    ),
 )
 
 WORLD_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -84,5 +105,6 @@ WORLD_OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     ),
     "list_characters": _obj({"loggedIn": {"type": ["object", "null"]}, "characters": _LIST}, ("characters",)),
     "switch_character": _obj({"loggedIn": _STR, "world": _STR, "steps": _LIST, "note": _STR}, ("loggedIn",)),
+    "visit_world": _obj({"arrived": _STR, "dataCenter": _STR, "travelledBy": _STR}, ("arrived", "travelledBy")),
 }
 """Output schemas of those whose results are objects (leave_duty answers a sentence, as the real host)."""
