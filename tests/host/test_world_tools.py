@@ -252,6 +252,12 @@ async def test_w5_visit_world_travels_with_lifestream_over_its_ipc(worlds: XivMc
                 ("Lifestream", "move_character", "travelled from Ravana to Shiva (Light)")
             ]
             assert (await game.snapshot()).snapshot.world == 85
+            character = await assistant.result("get_character")
+            assert (character["homeWorld"], character["currentWorld"]) == (
+                {"id": 74, "name": "Ravana"},
+                {"id": 85, "name": "Shiva"},
+            )
+            assert (await assistant.result("get_game_status"))["world"] == {"id": 85, "name": "Shiva"}
             await lifestream.expect("Lifestream: arrived on Shiva")
     finally:
         lifestream.kill()
