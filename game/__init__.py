@@ -9,6 +9,8 @@
     _roster, _sheet       the character's sheet, its party and the object table around it
     _trade, _equip,       the trade window with other players, putting on gear, gil at a
     _retainer_gil         retainer (their documents in `_trade_documents`, `_gear_documents`)
+    _gearsets, _duties,   equipping a gearset, entering and leaving a duty, the account's characters
+    _travel               and the worlds they visit (`_travel_documents`, `_default_worlds`)
     _classjobs, _weather  game data: the classes and jobs, the weather and its forecast
     _gates, _peer         the gates on the bus (`Game.*`), the process (`python -m game`)
     _admin                the admin gates' check: they answer only the player key (F4)
@@ -94,6 +96,8 @@ from ._sheet import EQUIP_SLOTS, CharacterSheet, ClassJobLevel, EquippedItem, Ge
 from ._shop_documents import MarketListing, Retainer, RetainerItem, Vendor, VendorItem
 from ._trade import TRADE_RANGE, TradeReply, TradeRequestReply
 from ._trade_documents import MAX_TRADE_GIL, MAX_TRADE_STACKS, TradeGoods, TradeStack, TradeWindow
+from ._travel import CharactersReply
+from ._travel_documents import DutyState, GameWorld
 from ._weather import (
     PERIOD_SECONDS,
     WeatherPeriod,
@@ -107,6 +111,9 @@ from ._weather import (
 from ._world_file import load_world, save_world
 
 __all__ = [
+    "GameWorld",
+    "DutyState",
+    "CharactersReply",
     "ADMIN_GATES",
     "CHANGED_MESSAGE",
     "CHANGES_LIMIT",

@@ -73,6 +73,7 @@ from ._retainers import RetainersReply
 from ._roster import ObjectsReply, PartyReply, SheetReply
 from ._shop_documents import MarketListing, Vendor
 from ._trade_client import TradeCalls
+from ._travel import CharactersReply
 
 __all__ = ["GameClient", "JsonValue"]
 
@@ -205,6 +206,23 @@ class GameClient(TradeCalls):
     async def objects(self) -> ObjectsReply:
         """The object table of the character's zone, where the character is, and what it targets."""
         return await self.call(GameGate.GET_OBJECTS, ObjectsReply)
+
+    async def characters(self) -> CharactersReply:
+        """The account's characters (the current one first) and the public worlds with their data centres."""
+        return await self.call(GameGate.GET_CHARACTERS, CharactersReply)
+
+    async def equip_gearset(self, number: int) -> ChangeReply:
+        return await self.call(GameGate.EQUIP_GEARSET, ChangeReply, number=number)
+
+    async def enter_duty(self, territory: int, name: str | None = None) -> ChangeReply:
+        return await self.call(GameGate.ENTER_DUTY, ChangeReply, territory=territory, name=name)
+
+    async def leave_duty(self) -> ChangeReply:
+        return await self.call(GameGate.LEAVE_DUTY, ChangeReply)
+
+    async def travel_to_world(self, world: str) -> ChangeReply:
+        """Visit another world (or go home)."""
+        return await self.call(GameGate.TRAVEL_TO_WORLD, ChangeReply, world=world)
 
     # --- moving ----------------------------------------------------------------------------
 

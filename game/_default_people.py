@@ -1,7 +1,8 @@
 """The default world's characters' sheets, the party, and each zone's weather: fixed, built in code (W1).
 
 Wuk Lamat is a level 100 Warrior with other classes and jobs at lower levels, wearing a full set
-of gear (no belt, as since Endwalker), with four gearsets and three quests in her journal;
+of gear (no belt, as since Endwalker), with four gearsets (each with what it wears) and three
+quests in her journal;
 Erenville, the account's other character, has a sheet of his own. Koana Ruhl (the party's leader,
 close by in Tuliyollal) and G'raha Tia (in Kozama'uka) are in her party.
 
@@ -52,6 +53,40 @@ def _gear(
     )
 
 
+def _warrior_gear() -> list[EquippedItem]:
+    """What the Warrior gearset wears, and Wuk Lamat wears at the start."""
+    return [
+        _gear(
+            "MainHand",
+            44_001,
+            "Tuliyollan Battleaxe",
+            dyes=[Stain(id=36, name="Soot Black")],
+            glamour=Glamour(item_id=44_090, name="Yok Huy Greataxe"),
+        ),
+        _gear("Head", 44_011, "Tuliyollan Helm of Fending", hq=True),
+        _gear("Body", 44_012, "Tuliyollan Mail of Fending", dyes=[Stain(id=36, name="Soot Black")]),
+        _gear("Hands", 44_013, "Tuliyollan Gauntlets of Fending"),
+        _gear("Legs", 44_014, "Tuliyollan Breeches of Fending"),
+        _gear("Feet", 44_015, "Tuliyollan Sabatons of Fending"),
+        _gear("Ears", 44_021, "Tuliyollan Earring of Fending", item_level=700),
+        _gear("Neck", 44_022, "Tuliyollan Choker of Fending", item_level=700),
+        _gear("Wrists", 44_023, "Tuliyollan Bracelet of Fending", item_level=700),
+        _gear("RightRing", 44_024, "Tuliyollan Ring of Fending", item_level=700),
+        _gear("LeftRing", 44_024, "Tuliyollan Ring of Fending", item_level=700),
+        _gear("SoulCrystal", 4_543, "Soul of the Warrior", item_level=30),
+    ]
+
+
+def _paladin_gear() -> list[EquippedItem]:
+    return [
+        _gear("MainHand", 43_101, "Ceremonial Sword", 650),
+        _gear("OffHand", 43_102, "Ceremonial Shield", 650),
+        _gear("Head", 44_011, "Tuliyollan Helm of Fending", hq=True),
+        _gear("Body", 44_012, "Tuliyollan Mail of Fending"),
+        _gear("SoulCrystal", 4_542, "Soul of the Paladin", 30),
+    ]
+
+
 def _wuk_lamat() -> CharacterSheet:
     return CharacterSheet(
         content_id=WUK_LAMAT,
@@ -65,31 +100,31 @@ def _wuk_lamat() -> CharacterSheet:
             ClassJobLevel(job="MIN", level=64),
             ClassJobLevel(job="FSH", level=50, exp=12_345),
         ],
-        equipment=[
-            _gear(
-                "MainHand",
-                44_001,
-                "Tuliyollan Battleaxe",
-                dyes=[Stain(id=36, name="Soot Black")],
-                glamour=Glamour(item_id=44_090, name="Yok Huy Greataxe"),
-            ),
-            _gear("Head", 44_011, "Tuliyollan Helm of Fending", hq=True),
-            _gear("Body", 44_012, "Tuliyollan Mail of Fending", dyes=[Stain(id=36, name="Soot Black")]),
-            _gear("Hands", 44_013, "Tuliyollan Gauntlets of Fending"),
-            _gear("Legs", 44_014, "Tuliyollan Breeches of Fending"),
-            _gear("Feet", 44_015, "Tuliyollan Sabatons of Fending"),
-            _gear("Ears", 44_021, "Tuliyollan Earring of Fending", item_level=700),
-            _gear("Neck", 44_022, "Tuliyollan Choker of Fending", item_level=700),
-            _gear("Wrists", 44_023, "Tuliyollan Bracelet of Fending", item_level=700),
-            _gear("RightRing", 44_024, "Tuliyollan Ring of Fending", item_level=700),
-            _gear("LeftRing", 44_024, "Tuliyollan Ring of Fending", item_level=700),
-            _gear("SoulCrystal", 4_543, "Soul of the Warrior", item_level=30),
-        ],
+        equipment=_warrior_gear(),
         gearsets=[
-            Gearset(number=1, name="Warrior", job="WAR", item_level=706),
-            Gearset(number=2, name="Paladin", job="PLD", item_level=650),
-            Gearset(number=3, name="White Mage", job="WHM", item_level=640, missing_items=1),
-            Gearset(number=4, name="Carpenter", job="CRP", item_level=560),
+            Gearset(number=1, name="Warrior", job="WAR", item_level=706, items=_warrior_gear()),
+            Gearset(number=2, name="Paladin", job="PLD", item_level=650, items=_paladin_gear()),
+            Gearset(
+                number=3,
+                name="White Mage",
+                job="WHM",
+                item_level=640,
+                missing_items=1,
+                items=[
+                    _gear("MainHand", 43_301, "Ceremonial Cane", 640),
+                    _gear("SoulCrystal", 4_548, "Soul of the White Mage", 30),
+                ],
+            ),
+            Gearset(
+                number=4,
+                name="Carpenter",
+                job="CRP",
+                item_level=560,
+                items=[
+                    _gear("MainHand", 41_201, "Tuliyollan Saw", 560),
+                    _gear("OffHand", 41_202, "Tuliyollan Hammer", 560),
+                ],
+            ),
         ],
         gearset=1,
         quests=[
@@ -152,6 +187,7 @@ _WEATHER: Final[dict[int, tuple[tuple[str, int], ...]]] = {
     1188: (("Clear Skies", 20), ("Fair Skies", 30), ("Clouds", 20), ("Rain", 20), ("Thunderstorms", 10)),
     129: (("Clouds", 20), ("Clear Skies", 30), ("Fair Skies", 30), ("Fog", 10), ("Rain", 10)),
     134: (("Clouds", 20), ("Clear Skies", 30), ("Fair Skies", 20), ("Wind", 10), ("Fog", 10), ("Rain", 10)),
+    1194: (("Fair Skies", 100),),  # a dungeon's one weather (The Skydeep Cenote)
 }
 
 

@@ -7,7 +7,8 @@ hold what XIV MCP's navigate_to walks to by name (Summoning Bells, NPCs such as 
 Striking Dummy stands in Tuliyollal; the characters' sheets, the party and the weather are in
 `_default_people.py`. The Material Supplier, a walk from the start, sells potions for gil; the
 character has two retainers, and the market board holds a few other players' listings
-(`_default_shops`). An inn room, the character's housing and fishing spots are in `_default_places`.
+(`_default_shops`). An inn room, the character's housing and fishing spots are in `_default_places`;
+the public worlds and a duty's zone in `_default_worlds.py`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ._default_people import default_party, default_sheets, default_weather
 from ._default_places import default_places, fishing_spots
 from ._default_shops import default_market, default_retainers, default_vendors
 from ._default_traders import default_other_players
+from ._default_worlds import default_duty_zones, default_worlds
 from ._documents import (
     Aetheryte,
     Currency,
@@ -114,7 +116,7 @@ def _held(catalog: list[ItemInfo], counts: dict[int, int]) -> list[InventoryItem
 def default_world(seed: int = 0) -> World:
     """The default world, the same for every seed (which is recorded in `World.seed`)."""
     catalog = _items() + default_gear_items()
-    zones = _zones() + default_places()
+    zones = _zones() + default_places() + default_duty_zones()
     for zone in zones:
         zone.weather = default_weather(zone.territory)
         zone.objects += fishing_spots(zone.territory)
@@ -162,4 +164,5 @@ def default_world(seed: int = 0) -> World:
         retainers=default_retainers(),
         other_players=default_other_players(),
         gear=default_gear(),
+        worlds=default_worlds(),
     )

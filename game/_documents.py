@@ -16,6 +16,7 @@ from ._gear_documents import GearInfo
 from ._sheet import CharacterSheet
 from ._shop_documents import MarketListing, Retainer, Vendor
 from ._trade_documents import TradeGoods, TradeWindow
+from ._travel_documents import DutyState, GameWorld
 from ._weather import WeatherRate
 
 __all__ = [
@@ -198,6 +199,9 @@ class PlayerInfo(_Doc):
     gil: int = 100_000
     target: str | None = None
     in_combat: bool = False
+    current_world: str | None = None
+    """The world it visits (None: its home world, `world`)."""
+    current_world_id: int | None = None
 
 
 class PartyMember(_Doc):
@@ -271,6 +275,10 @@ class World(_Doc):
     """The trade window, while a trade is open."""
     gear: list[GearInfo] = []
     """Which catalog items are gear, and where and by whom they are worn (`_equip`)."""
+    worlds: list[GameWorld] = []
+    """The public worlds, each on its data centre (`_travel_documents`); none: the home worlds alone."""
+    duty: DutyState | None = None
+    """The duty the character is in (None: none)."""
 
 
 class GameSnapshot(_Doc):

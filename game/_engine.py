@@ -155,7 +155,7 @@ class GameEngine:
             logged_in=player.logged_in,
             content_id=player.content_id,
             territory=player.territory,
-            world=player.world_id,
+            world=player.world_id if player.current_world_id is None else player.current_world_id,
             gil=player.gil,
             currencies={c.id: c.count for c in self.world.currencies},
             item_total=sum(i.count for i in self.world.inventory),

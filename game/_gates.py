@@ -27,7 +27,9 @@ from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
 from . import (
+    _duties,
     _equip,
+    _gearsets,
     _goods,
     _market,
     _menus,
@@ -39,6 +41,7 @@ from . import (
     _setting,
     _social,
     _trade,
+    _travel,
 )
 from ._admin import AdminDoor
 from ._documents import Change, GameReply
@@ -150,6 +153,11 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
     ),
     Route(GameGate.TRADE_CONFIRM, a.NoArgs, _trade.trade_confirm),
     Route(GameGate.TRADE_CANCEL, a.NoArgs, _trade.trade_cancel),
+    Route(GameGate.GET_CHARACTERS, a.NoArgs, _travel.characters),
+    Route(GameGate.EQUIP_GEARSET, _gearsets.EquipGearsetArgs, _gearsets.equip_gearset, '{"number": 2}'),
+    Route(GameGate.ENTER_DUTY, _duties.EnterDutyArgs, _duties.enter_duty, '{"territory": 1194}'),
+    Route(GameGate.LEAVE_DUTY, a.NoArgs, _duties.leave_duty),
+    Route(GameGate.TRAVEL_TO_WORLD, _travel.TravelArgs, _travel.travel_to_world, '{"world": "Shiva"}'),
     Route(GameGate.SET, a.SetArgs, _setting.set_value, '{"path": "gil", "value": 5000}'),
     Route(GameGate.ADVANCE_CLOCK, a.AdvanceClockArgs, _setting.advance_clock, '{"seconds": 5}'),
     Route(GameGate.SAVE, a.SaveArgs, _setting.save, '{"path": "farm.json"}'),

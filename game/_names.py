@@ -82,6 +82,12 @@ class GameGate(StrEnum):
     TRADE_OFFER = "Game.TradeOffer"
     TRADE_CONFIRM = "Game.TradeConfirm"
     TRADE_CANCEL = "Game.TradeCancel"
+    # gearsets, duties, the account's characters and the worlds (`_gearsets`, `_duties`, `_travel`)
+    GET_CHARACTERS = "Game.GetCharacters"
+    EQUIP_GEARSET = "Game.EquipGearset"
+    ENTER_DUTY = "Game.EnterDuty"
+    LEAVE_DUTY = "Game.LeaveDuty"
+    TRAVEL_TO_WORLD = "Game.TravelToWorld"
     # the admin gates (`ADMIN_GATES`): they rewrite the world, answering only the player (F4)
     SET = "Game.Set"
     ADVANCE_CLOCK = "Game.AdvanceClock"

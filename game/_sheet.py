@@ -1,6 +1,6 @@
 """A character's sheet: what it has grown into, as a world file holds it (W1).
 
-    CharacterSheet   one character's (by content id): classes and jobs, gear worn, gearsets,
+    CharacterSheet   one character's (by content id): classes and jobs, gear worn, gearsets (and what each wears),
                      quests in the journal, favourite aetherytes, HP and MP
     ClassJobLevel    a class or job's level ("WAR" 100); a job and its class share one
     EquippedItem     one slot of the gear worn ("MainHand", ... "SoulCrystal")
@@ -10,7 +10,7 @@
 A character with no sheet in the world has every class and job at level 0 but its current one,
 wears nothing, and has no gearsets or quests. The current job's level is the character's own
 (`PlayerInfo.level`). None of it is in the snapshot XIV MCP reads around a call: reading it
-changes nothing, and no gate here changes it.
+changes nothing; `Game.EquipGearset` (`_gearsets`) changes the gear worn and the job.
 """
 
 from __future__ import annotations
@@ -103,6 +103,8 @@ class Gearset(_Doc):
     item_level: int = 0
     missing_items: int = 0
     """Items of the set that are in none of the character's containers."""
+    items: list[EquippedItem] = []
+    """What equipping it wears, slot by slot (`Game.EquipGearset`); a slot it leaves out is emptied."""
 
 
 class QuestState(_Doc):

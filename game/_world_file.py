@@ -28,6 +28,7 @@ from ._equip import check_gear
 from ._errors import WorldFileError
 from ._shop_checks import check_shops
 from ._trade import check_trades
+from ._travel import check_travel
 from ._world_checks import check_people
 
 __all__ = [
@@ -86,7 +87,7 @@ def check_world(world: World) -> str | None:
             return f"`$.currencies[{index}].count` is {currency.count}: a count cannot be negative"
     if world.movement is not None and not (world.movement.speed > 0 and math.isfinite(world.movement.speed)):
         return f"`$.movement.speed` is {world.movement.speed}: a walk needs a positive speed"
-    return check_people(world) or check_shops(world) or check_trades(world) or check_gear(world)
+    return check_people(world) or check_shops(world) or check_trades(world) or check_gear(world) or check_travel(world)
 
 
 def decode_world(data: bytes, where: str) -> World:

@@ -53,9 +53,11 @@ from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
 from .tools._core_tools import CoreTools, ProgressFn
 from .tools._equip_tools import EquipTools
 from .tools._game_tools import GameTools
+from .tools._gear_duty_tools import GearAndDutyTools
 from .tools._gil_tools import GilTools
 from .tools._integrations import INTEGRATION_PLUGINS, IntegrationTools
 from .tools._interaction import Interaction
+from .tools._login_tools import LoginTools
 from .tools._market_tools import MarketTools
 from .tools._navigation import Navigation
 from .tools._offer import OfferedTools
@@ -182,6 +184,8 @@ class Host:
         self.core_tools.add_handlers(Navigation(game_tools.game, self.jobs.sleep, self.clock.now).handlers())
         self.core_tools.add_handlers(reading_handlers(game_tools.game, self.installed))
         self.core_tools.add_handlers(ScreenTools(game_tools.game).handlers())  # take_screenshot (module screen)
+        self.core_tools.add_handlers(GearAndDutyTools(game_tools.game, self.jobs.sleep).handlers())
+        self.core_tools.add_handlers(LoginTools(game_tools.game, self.jobs.sleep).handlers())
         self.core_tools.add_handlers(IntegrationTools(pi).handlers())
         bell = Bell(pi)  # AutoRetainer held back while XIV MCP uses the summoning bell
         spending = Spending(game_tools.game, self.approvals, self.clock.now)  # the player's consent to spend

@@ -42,6 +42,7 @@ async def test_w1_every_reading_gate_answers_the_default_world_and_records_nothi
                     283: "Private House - Mist",
                     423: "Company Workshop - Mist",
                     608: "Topmast Apartment",
+                    1194: "The Skydeep Cenote",  # a duty's zone (`_default_worlds`)
                 }
                 potion = next(i for i in await game.items() if i.item_id == 4554)
                 assert (potion.name, potion.price, potion.sell_price) == ("Hi-Potion", 320, 12)

@@ -49,6 +49,7 @@ CORE = [
     "take_screenshot",
     *("get_trade", "trade_with_player", "cancel_trade", "move_gil", "equip_items"),
     *("interact_with_object", "get_menu", "select_menu_option"),
+    *("switch_gearset", "leave_duty", "list_characters", "switch_character", "visit_world"),
 ]
 """XIV MCP's own tools offered with no plugin loaded (AutoDuty's integration tools come with AutoDuty)."""
 

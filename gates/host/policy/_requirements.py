@@ -133,7 +133,15 @@ BUILTIN_REQUIREMENTS: Final[Mapping[str, tuple[Requirement, ...]]] = MappingProx
             "set_auto_gather",
             "gather_until",
         ),
-        **_does_the_work("Lifestream", "world visits and data center travel.", "visit_world"),
+        # A core tool that also works without: Lifestream travels, else the player does (ToolRequirements.cs).
+        "visit_world": (
+            Requirement(
+                "Lifestream",
+                False,
+                "Travels to the world or data center for you.",
+                "XIV MCP asks you to travel there with World Visit or Data Center Travel, and waits until you arrive.",
+            ),
+        ),
         **_does_the_work("ItemVendorLocation", "finds the NPCs that sell an item.", "find_vendors"),
         **_does_the_work("FCCH", "moves items in and out of the FC chest.", "fc_chest_transfer"),
     }

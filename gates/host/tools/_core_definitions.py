@@ -4,6 +4,7 @@
     start_job, get_job, ... wait               background jobs (J10, `_job_definitions.py`)
     get_position, set_map_flag, navigate_to ...  the game tools (W5, W6, `_game_definitions.py`)
     get_class_jobs, get_party, list_plugins ...  reading tools of game_data (W5, `_reading_definitions.py`)
+    switch_gearset, leave_duty, visit_world ...  gearsets, duties, characters, worlds (`_world_definitions.py`)
     list_duties, run_duty, ...                 maintained integrations, offered while their plugin is
                                                loaded (`_integrations.py`)
     list_toolsets, search_tools, call_tool     reach hundreds of tools without listing them all (P2)
@@ -26,6 +27,7 @@ from ._market_definitions import MARKET_DEFINITIONS, MARKET_OUTPUT_SCHEMAS
 from ._reading_definitions import READING_DEFINITIONS, READING_OUTPUT_SCHEMAS
 from ._screen_tools import SCREEN_DEFINITIONS, SCREEN_OUTPUT_SCHEMAS
 from ._trade_definitions import TRADE_DEFINITIONS, TRADE_OUTPUT_SCHEMAS
+from ._world_definitions import WORLD_DEFINITIONS, WORLD_OUTPUT_SCHEMAS
 
 __all__ = [
     "CORE_DEFINITIONS",
@@ -126,6 +128,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     *TRADE_DEFINITIONS,
     *ITEM_DEFINITIONS,
     *INTERACTION_DEFINITIONS,
+    *WORLD_DEFINITIONS,
 )
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
@@ -150,6 +153,7 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     **TRADE_OUTPUT_SCHEMAS,
     **ITEM_OUTPUT_SCHEMAS,
     **INTERACTION_OUTPUT_SCHEMAS,
+    **WORLD_OUTPUT_SCHEMAS,
 }
 SIMULATOR_TOOLS: Final[frozenset[str]] = frozenset(
     d.name for d in CORE_DEFINITIONS if d.description.endswith(SIMULATOR_ONLY)

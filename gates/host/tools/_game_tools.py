@@ -24,6 +24,7 @@ from game import (
     GameClient,
     GameError,
     GameUnavailableError,
+    PlayerInfo,
     PlayerReply,
     Vec3,
     Zone,
@@ -84,6 +85,13 @@ def resolve_zone(zones: Sequence[Zone], wanted: str | None, current: int) -> Zon
         names = ", ".join(f"{z.name} ({z.territory})" for z in zones[:20])
         raise RefusedError(f"No zone called {quote(wanted)}. Use one of these names or territory ids: {names}.")
     return found[0]
+
+
+def _current_world(player: PlayerInfo) -> dict[str, Any]:
+    """The world the character is on now (its home world unless it visits another)."""
+    if player.current_world_id is None or player.current_world is None:
+        return {"id": player.world_id, "name": player.world}
+    return {"id": player.current_world_id, "name": player.current_world}
 
 
 def _distance(here: PlayerReply | None, territory: int, to: Vec3) -> float | None:
@@ -238,7 +246,7 @@ class GameTools:
         return {
             "loggedIn": here,
             "character": player.name if here else None,
-            "world": {"id": player.world_id, "name": player.world} if here else None,
+            "world": _current_world(player) if here else None,
             "territory": {"id": player.territory, "name": reply.zone} if here else None,
             "conditions": ["InCombat"] if here and player.in_combat else [],
             "eorzeaTime": _eorzea_time(clock.time),
@@ -246,12 +254,11 @@ class GameTools:
 
     async def _character(self, args: ToolArgs, _: Any) -> dict[str, Any]:
         player = (await self.game.player()).player
-        world = {"id": player.world_id, "name": player.world}
         return {
             "name": player.name,
             "contentId": player.content_id,
-            "homeWorld": world,
-            "currentWorld": world,
+            "homeWorld": {"id": player.world_id, "name": player.world},
+            "currentWorld": _current_world(player),
             "classJob": player.job,
             "level": player.level,
             "position": rounded(player.position),
