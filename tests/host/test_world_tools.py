@@ -260,7 +260,12 @@ async def test_w5_visit_world_travels_with_lifestream_over_its_ipc(worlds: XivMc
             assert (await assistant.result("get_game_status"))["world"] == {"id": 85, "name": "Shiva"}
             await lifestream.expect("Lifestream: arrived on Shiva")
     finally:
-        lifestream.kill()
+        await anyio.to_thread.run_sync(lifestream.stop)  # SIGINT: it leaves the bus at once
+        # The tests after this one share the system and must not find Lifestream still on the bus
+        # (visit_world would travel with it): wait until the broker no longer lists it.
+        async with broker.connect(worlds.endpoint, "TestWatch") as pi:
+            with anyio.fail_after(WAIT):
+                await pi.wait_until(lambda: "Lifestream" not in pi.peers)
 
 
 async def test_w5_visit_world_without_lifestream_asks_the_player_and_waits(worlds: XivMcpSystem) -> None:
