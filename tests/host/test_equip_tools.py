@@ -1,23 +1,29 @@
 """XIV MCP's equip_items against the simulated game, all real processes (W5).
 
-The system of `test_gil_tools` (Items & retainers changes allowed). Wuk Lamat, a level 100
+A system like `test_gil_tools`' (Items & retainers changes allowed). Wuk Lamat, a level 100
 Warrior, wears a full set with both ring slots taken; the default world's catalog has a ring for
 tanks, a bracelet for healers and a cap anyone can wear, none of them in the bags at the start.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from game import GameClient
 
+from ._game_session import fresh, made_since, snapshot, start_game_allowing
 from ._system import XivMcpSystem
-from .test_gil_tools import banking, fresh
-from .test_market_tools import made_since, snapshot
-
-__all__ = ["banking"]  # the module's system, with Items & retainers changes allowed
 
 pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture(scope="module")
+def banking(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
+    """The module's system, with Items & retainers changes allowed."""
+    yield start_game_allowing(system, "items_retainers")
+
 
 RING, BRACELET, CAP = "Ceremonial Ring of Fending", "Ceremonial Bracelet of Healing", "Weathered Hempen Cap"
 

@@ -10,32 +10,25 @@ not depend on each other's order. Waits are for progress lines, gate calls or re
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Iterator
-from contextlib import asynccontextmanager
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
-import anyio.abc
 import anyio.to_thread
-import jsonschema  # type: ignore[import-untyped]  # a dependency of mcp, without stubs
 import pytest
 
 import broker
-from game import GameClient, ground_distance
-from gates.host.tools._core_definitions import OUTPUT_SCHEMAS
-from gates.player import CallReply, CallTool, PlayerClient, ProgressEvent, decode_call_event
+from game import ground_distance
 
-from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
+from ._game_session import TULIYOLLAL, Assistant, seq, session, start_game_allowing
+from ._system import WAIT, XivMcpSystem, player_of
 from .plugins.game_peers import clicker_peer, navmesh_peer
 
 pytestmark = pytest.mark.asyncio
 
-START = (-20.0, 12.0)
-"""Where the default world's character stands in Tuliyollal (world x, z)."""
 BELL = (-8.0, 30.0)
 """Tuliyollal's Summoning Bell (world x, z): 21.6 yalms from the start, at map (11.1, 11.9)."""
-TULIYOLLAL, KOZAMAUKA = 1185, 1188
+KOZAMAUKA = 1188
 DENIED = (
     "Game & navigation is set to Deny for changes, so set_map_flag can't run. The player can change it in "
     "/xivmcp → Modules (`xivmcp module game_navigation changes allow`)."
@@ -44,120 +37,7 @@ DENIED = (
 
 @pytest.fixture(scope="module")
 def world(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-
-    async def allow() -> None:
-        async with broker.connect(system.endpoint, "TestSetup") as pi:
-            await player_of(pi, system.data_dir).module("game_navigation", "changes", "allow")
-
-    run_in_thread(allow)
-    yield system
-
-
-class Assistant:
-    """The player's `call` command as the assistant's calls, with the call's progress lines on a stream."""
-
-    def __init__(self, pi: broker.PluginInterface, data_dir: Path) -> None:
-        self.pi = pi
-        self.player = player_of(pi, data_dir)
-        self._client = PlayerClient.for_data_dir(pi, data_dir)  # `call` with `notify`, which the kit's Player has not
-        self.gate = f"{pi.name}.CallEvents"
-        self._lines, self._stream = anyio.create_memory_object_stream[str](100)
-        pi.get_ipc_provider(self.gate, params=(str,)).register_action(self._event, callers=("XivMcp",))
-
-    def _event(self, text: str) -> None:
-        event = decode_call_event(text)
-        if isinstance(event, ProgressEvent):
-            self._lines.send_nowait(event.text)
-
-    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> CallReply:
-        with anyio.fail_after(WAIT * 3):
-            return await self._client.send(CallTool(tool=tool, arguments=arguments or {}, notify=self.gate))
-
-    async def result(self, tool: str, arguments: dict[str, Any] | None = None) -> Any:
-        return _result(tool, await self.call(tool, arguments))
-
-    async def error(self, tool: str, arguments: dict[str, Any] | None = None) -> str:
-        return _error(await self.call(tool, arguments))
-
-    async def progress(self) -> str:
-        with anyio.fail_after(WAIT):
-            return await self._stream.receive()
-
-    def close(self) -> None:
-        self._lines.close()
-        self._stream.close()
-
-    def start(self, tg: anyio.abc.TaskGroup, tool: str, arguments: dict[str, Any] | None = None) -> Reply:
-        reply = Reply(tool)
-        tg.start_soon(reply.take, self.call(tool, arguments))
-        return reply
-
-
-def _result(tool: str, reply: CallReply) -> Any:
-    assert not reply.is_error, reply
-    return matching_schema(tool, reply.result)
-
-
-def _error(reply: CallReply) -> str:
-    assert reply.is_error and reply.error is not None, reply
-    return reply.error
-
-
-class Reply:
-    """A call made in the background: its reply once it came."""
-
-    def __init__(self, tool: str) -> None:
-        self._tool = tool
-        self._done = anyio.Event()
-        self._reply: CallReply | None = None
-
-    async def take(self, call: Awaitable[CallReply]) -> None:
-        self._reply = await call
-        self._done.set()
-
-    async def _taken(self) -> CallReply:
-        with anyio.fail_after(WAIT * 3):
-            await self._done.wait()
-        assert self._reply is not None
-        return self._reply
-
-    async def result(self) -> Any:
-        return _result(self._tool, await self._taken())
-
-    async def error(self) -> str:
-        return _error(await self._taken())
-
-
-@asynccontextmanager
-async def session(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
-    """The assistant and the game, with the character logged in at its start and no flag or window."""
-    async with broker.connect(system.endpoint, "Tester") as pi:
-        game = GameClient.as_player(pi, system.data_dir)
-        assistant = Assistant(pi, system.data_dir)
-        await pi.flush()  # the host can send progress lines to the CallEvents gate
-        await game.set("logged_in", True)
-        await game.end_combat()
-        await game.set_position(*START, y=0.5, territory=TULIYOLLAL)
-        await game.clear_flag()
-        for window in await game.windows():
-            await game.close_window(window.name)
-        try:
-            yield assistant, game
-        finally:
-            assistant.close()
-
-
-def matching_schema(tool: str, result: Any) -> Any:
-    """The result, once checked against the outputSchema MCP clients check it against (if it has one)."""
-    schema = OUTPUT_SCHEMAS.get(tool)
-    if schema is not None:
-        jsonschema.validate(result, schema)
-    return result
-
-
-async def seq(game: GameClient) -> int:
-    return (await game.snapshot()).seq
+    yield start_game_allowing(system, "game_navigation")
 
 
 # --------------------------------------------------------------------------- reading (W5)

@@ -8,43 +8,23 @@ with the capability it needs; a refusal changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
-import anyio
 import pytest
 
-import broker
-from game import GameClient
 from gates.contract import RefusedError
 from gates.host.tools._bell import NOT_AT_BELL
 from gates.host.tools._gil_tools import NO_CHEST, gil_amount
 
-from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
-from .test_game_tools import Assistant, session
-from .test_market_tools import made_since, snapshot
+from ._game_session import fresh, made_since, snapshot, start_game_allowing
+from ._system import XivMcpSystem
 
 BELL = (-8.0, 30.0)
 
 
 @pytest.fixture(scope="module")
 def banking(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-
-    async def allow() -> None:
-        async with broker.connect(system.endpoint, "TestSetup") as pi:
-            await player_of(pi, system.data_dir).module("items_retainers", "changes", "allow")
-
-    run_in_thread(allow)
-    yield system
-
-
-@asynccontextmanager
-async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
-    async with session(system) as (assistant, game):
-        with anyio.fail_after(WAIT * 3):
-            await game.reset()
-            yield assistant, game
+    yield start_game_allowing(system, "items_retainers")
 
 
 @pytest.mark.parametrize(

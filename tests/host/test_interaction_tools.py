@@ -15,12 +15,9 @@ import anyio
 import anyio.to_thread
 import pytest
 
-import broker
-
-from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
+from ._game_session import fresh, made_since, seq, snapshot, start_game_allowing
+from ._system import WAIT, XivMcpSystem
 from .plugins.game_peers import clicker_peer
-from .test_game_tools import seq
-from .test_market_tools import fresh, made_since, snapshot
 
 pytestmark = pytest.mark.asyncio
 
@@ -31,14 +28,7 @@ ENTRIES = ["Board the ferry.", "Ask about the ferries.", "Nothing."]
 
 @pytest.fixture(scope="module")
 def menus(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-
-    async def allow() -> None:
-        async with broker.connect(system.endpoint, "TestSetup") as pi:
-            await player_of(pi, system.data_dir).module("game_navigation", "changes", "allow")
-
-    run_in_thread(allow)
-    yield system
+    yield start_game_allowing(system, "game_navigation")
 
 
 async def test_w5_interact_with_an_npc_opens_its_menu_and_select_menu_option_talks(menus: XivMcpSystem) -> None:

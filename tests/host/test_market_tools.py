@@ -9,19 +9,16 @@ made by XivMcp, with the capability it needs. A refusal changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
 import anyio
 import pytest
 
-import broker
-from game import GameClient, GameSnapshot
 from gates.host.tools._bell import AUTORETAINER_BUSY, NOT_AT_BELL
 from gates.host.tools._retainer_tools import LIST_NOT_OPEN
 
-from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
-from .test_game_tools import Assistant, session
+from ._game_session import fresh, made_since, snapshot, start_game_allowing
+from ._system import WAIT, XivMcpSystem
 
 pytestmark = pytest.mark.asyncio
 
@@ -32,33 +29,7 @@ BELL = (-8.0, 30.0)
 
 @pytest.fixture(scope="module")
 def shops(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-
-    async def allow() -> None:
-        async with broker.connect(system.endpoint, "TestSetup") as pi:
-            player = player_of(pi, system.data_dir)
-            for module in ("game_navigation", "market", "items_retainers"):
-                await player.module(module, "changes", "allow")
-
-    run_in_thread(allow)
-    yield system
-
-
-@asynccontextmanager
-async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
-    async with session(system) as (assistant, game):
-        with anyio.fail_after(WAIT * 3):
-            await game.reset()
-            yield assistant, game
-
-
-async def snapshot(game: GameClient) -> tuple[GameSnapshot, int]:
-    reply = await game.snapshot()
-    return reply.snapshot, reply.seq
-
-
-async def made_since(game: GameClient, seq: int) -> list[tuple[str, str, str]]:
-    return [(c.by, c.capability, c.summary) for c in (await game.changes(seq)).changes]
+    yield start_game_allowing(system, "game_navigation", "market", "items_retainers")
 
 
 async def test_w5_buy_item_buys_from_the_vendor_the_character_stands_at(shops: XivMcpSystem) -> None:

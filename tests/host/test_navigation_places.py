@@ -15,12 +15,9 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
-import broker
-
-from ._system import XivMcpSystem, player_of, run_in_thread
+from ._game_session import fresh, made_since, seq, snapshot, start_game_allowing
+from ._system import XivMcpSystem
 from .plugins.game_peers import navmesh_peer
-from .test_game_tools import seq
-from .test_market_tools import fresh, made_since, snapshot
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,14 +30,7 @@ GO_TO_INN = "Go to your inn room: talk to an innkeeper in any city and enter you
 
 @pytest.fixture(scope="module")
 def places(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-
-    async def allow() -> None:
-        async with broker.connect(system.endpoint, "TestSetup") as pi:
-            await player_of(pi, system.data_dir).module("game_navigation", "changes", "allow")
-
-    run_in_thread(allow)
-    yield system
+    yield start_game_allowing(system, "game_navigation")
 
 
 async def test_w6_navigate_to_inn_asks_the_player_in_and_waits_until_they_are_in_an_inn_room(

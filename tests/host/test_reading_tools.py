@@ -21,6 +21,7 @@ import pytest
 
 from gates.contract import BUILTIN_TOOLS
 
+from ._game_session import start_game_allowing
 from ._reading import LOGGED_OUT, session, unchanged
 from ._system import ROOT, WAIT, XivMcpSystem
 
@@ -39,8 +40,7 @@ READING_TOOLS = (
 
 @pytest.fixture(scope="module")
 def world(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-    yield system
+    yield start_game_allowing(system)
 
 
 async def test_w5_get_class_jobs_lists_every_class_and_job_with_the_real_fields(world: XivMcpSystem) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,18 @@ import pytest
 from game import GameClient
 from gates.host.tools._bell import AUTORETAINER_BUSY
 
+from ._game_session import Assistant, fresh, made_since, snapshot, start_game_allowing
 from ._system import WAIT, XivMcpSystem
 from .plugins.game_peers import NavmeshPeer, navmesh_peer
-from .test_game_tools import Assistant
-from .test_market_tools import fresh, made_since, shops, snapshot
-
-__all__ = ["shops"]  # the module's system, with Market & purchases and Items & retainers changes allowed
 
 pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture(scope="module")
+def shops(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
+    """The module's system, with Game & navigation, Market & purchases and Items & retainers changes allowed."""
+    yield start_game_allowing(system, "game_navigation", "market", "items_retainers")
+
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -24,6 +24,7 @@ from gates.host.tools._screen_picture import CHARACTER_COLOUR, SCREEN_SIZE, Scre
 from gates.player import CallReply
 from gates.testing import Player
 
+from ._game_session import start_game_allowing
 from ._reading import session, unchanged
 from ._system import XivMcpSystem
 
@@ -37,8 +38,7 @@ SMALL = 20_000
 
 @pytest.fixture(scope="module")
 def world(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-    yield system
+    yield start_game_allowing(system)
 
 
 @asynccontextmanager

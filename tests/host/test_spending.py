@@ -6,6 +6,7 @@ player answers each window with `approve`/`decline`, or lets it run out on the h
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -14,13 +15,17 @@ import pytest
 
 from gates.host.tools._spending import DECLINED
 
+from ._game_session import Assistant, fresh, made_since, snapshot, start_game_allowing
 from ._system import XivMcpSystem
-from .test_game_tools import Assistant
-from .test_market_tools import fresh, made_since, shops, snapshot
-
-__all__ = ["shops"]  # the module's system, with Market & purchases changes allowed
 
 pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture(scope="module")
+def shops(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
+    """The module's system, with Game & navigation, Market & purchases and Items & retainers changes allowed."""
+    yield start_game_allowing(system, "game_navigation", "market", "items_retainers")
+
 
 SUPPLIER = (12.0, -6.0)
 MATERIA = "Savage Aim Materia XII"

@@ -18,6 +18,7 @@ import pytest
 
 from game import default_world
 
+from ._game_session import start_game_allowing
 from ._reading import LOGGED_OUT, session, unchanged
 from ._system import XivMcpSystem, host_system, player_of
 
@@ -29,8 +30,7 @@ TULIYOLLAL_WEATHERS = "Clear Skies, Fair Skies, Clouds, Rain, Fog"
 
 @pytest.fixture(scope="module")
 def world(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-    yield system
+    yield start_game_allowing(system)
 
 
 async def test_w5_get_party_lists_the_character_first_and_who_leads(world: XivMcpSystem) -> None:

@@ -10,20 +10,16 @@ made by XivMcp, with the capability each needs. A refusal changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 
-import broker
-from game import GameClient
 from gates.host.tools._trade_tools import TRADE_DECLINED
 
-from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
-from .test_game_tools import Assistant, session
-from .test_market_tools import made_since, snapshot
+from ._game_session import fresh, made_since, snapshot, start_game_allowing
+from ._system import XivMcpSystem
 
 pytestmark = pytest.mark.asyncio
 
@@ -37,22 +33,7 @@ ASKED = (
 
 @pytest.fixture(scope="module")
 def trading(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-
-    async def allow() -> None:
-        async with broker.connect(system.endpoint, "TestSetup") as pi:
-            await player_of(pi, system.data_dir).module("trading", "changes", "allow")
-
-    run_in_thread(allow)
-    yield system
-
-
-@asynccontextmanager
-async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
-    async with session(system) as (assistant, game):
-        with anyio.fail_after(WAIT * 3):
-            await game.reset()
-            yield assistant, game
+    yield start_game_allowing(system, "trading")
 
 
 async def test_w5_a_trade_waits_for_the_players_approval_with_both_sides_then_changes_hands(

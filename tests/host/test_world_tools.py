@@ -10,20 +10,18 @@ A refusal changes nothing and says what to do, in the real host's words.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
 import anyio
 import pytest
 
 import broker
-from game import GameClient, GameSnapshot
 from gates.contract import DependencyState
 from gates.host.policy._dependencies import Dependency, PluginWorld, check_dependency
 from gates.host.tools._gear_duty_tools import LEAVE_SECONDS, WAITING_FOR_CALM
 
-from ._system import WAIT, XivMcpSystem, player_of, run_in_thread
-from .test_game_tools import Assistant, session
+from ._game_session import fresh, made_since, refusals, snapshot, start_game_allowing
+from ._system import WAIT, XivMcpSystem
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,39 +31,7 @@ SKYDEEP = 1194
 
 @pytest.fixture(scope="module")
 def worlds(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
-    system.start_game("--test-clock")
-
-    async def allow() -> None:
-        async with broker.connect(system.endpoint, "TestSetup") as pi:
-            await player_of(pi, system.data_dir).module("game_navigation", "changes", "allow")
-
-    run_in_thread(allow)
-    yield system
-
-
-@asynccontextmanager
-async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[Assistant, GameClient]]:
-    async with session(system) as (assistant, game):
-        with anyio.fail_after(WAIT * 3):
-            await game.reset()
-            yield assistant, game
-
-
-async def snapshot(game: GameClient) -> tuple[GameSnapshot, int]:
-    reply = await game.snapshot()
-    return reply.snapshot, reply.seq
-
-
-async def made_since(game: GameClient, seq: int) -> list[tuple[str, str, str]]:
-    return [(c.by, c.capability, c.summary) for c in (await game.changes(seq)).changes]
-
-
-async def refusals(assistant: Assistant, game: GameClient, tool: str, *arguments: dict[str, object]) -> list[str]:
-    """The tool's refusals of each set of arguments, each checked to have changed nothing."""
-    before = await snapshot(game)
-    messages = [await assistant.error(tool, args) for args in arguments]
-    assert await snapshot(game) == before
-    return messages
+    yield start_game_allowing(system, "game_navigation")
 
 
 # --- switch_gearset ---------------------------------------------------------------------------
