@@ -17,15 +17,16 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 import broker
-from game import GameClient, GameGate
+from game import GameClient, GameError, GameGate
 from gates.contract import PLAYER_KEY_FILE, ProofPurpose, canonical_json, new_nonce, tagged_mac
 from gates.testing import XivMcpSystem, xivmcp_argv
 from tests._gates import refused
@@ -35,8 +36,10 @@ __all__ = [
     "TESTER",
     "WAIT",
     "call",
+    "fresh",
     "game_system",
     "proven",
+    "refusal",
     "refused",
     "run_cli",
     "game_peer",
@@ -96,3 +99,19 @@ def run_cli(system: XivMcpSystem, *args: str, data_dir: Path | None = None) -> s
     `data_dir`) to its end (killed if it outlives the timeout), output captured."""
     argv = xivmcp_argv(*args, "--bus", system.endpoint, "--data-dir", str(data_dir or system.data_dir))
     return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=WAIT * 3, check=False)
+
+
+@asynccontextmanager
+async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[broker.PluginInterface, GameClient]]:
+    """The test's peer and game client, on the default world as the game started with it."""
+    async with game_peer(system) as (pi, game):
+        with anyio.fail_after(WAIT):
+            await game.reset()
+            yield pi, game
+
+
+async def refusal(call: Awaitable[object]) -> str:
+    """The game's message for a call it refuses (the test fails if the call succeeds)."""
+    with pytest.raises(GameError) as caught:
+        await call
+    return caught.value.message

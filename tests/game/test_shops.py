@@ -3,18 +3,15 @@ world, the changes it records with the capability each needs, and refusals that 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
 
-import anyio
 import pytest
 
-import broker
-from game import INTERACT_REACH, GameClient, GameError, SnapshotDelta, World, default_world
+from game import INTERACT_REACH, SnapshotDelta, World, default_world
 from game._world_file import check_world
 from gates.testing import XivMcpSystem
 
-from ._system import TESTER, WAIT, game_peer, game_system
+from ._system import TESTER, fresh, game_system, refusal
 
 SUPPLIER = (14.0, -6.0)
 """The Material Supplier in Tuliyollal (world x, z)."""
@@ -25,21 +22,6 @@ BELL = (-8.0, 30.0)
 def shops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivMcpSystem]:
     with game_system(tmp_path_factory.mktemp("shops")) as system:
         yield system
-
-
-@asynccontextmanager
-async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[broker.PluginInterface, GameClient]]:
-    """The test's peer, on the default world as the game started with it."""
-    async with game_peer(system) as (pi, game):
-        with anyio.fail_after(WAIT):
-            await game.reset()
-            yield pi, game
-
-
-async def refusal(call: object) -> str:
-    with pytest.raises(GameError) as caught:
-        await call  # type: ignore[misc]
-    return caught.value.message
 
 
 @pytest.mark.asyncio

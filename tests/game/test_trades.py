@@ -4,18 +4,16 @@ change nothing."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
-import anyio
 import msgspec
 import pytest
 
-from game import GameClient, GameError, SnapshotDelta, TradeGoods, TradeStack, World, default_world
+from game import SnapshotDelta, TradeGoods, TradeStack, World, default_world
 from game._world_file import check_world
 from gates.testing import XivMcpSystem
 
-from ._system import TESTER, WAIT, game_peer, game_system
+from ._system import TESTER, fresh, game_system, refusal
 
 HI_POTION, ETHER = 4554, 4555
 
@@ -26,24 +24,9 @@ def trades(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivMcpSystem]:
         yield system
 
 
-@asynccontextmanager
-async def fresh(system: XivMcpSystem) -> AsyncIterator[GameClient]:
-    """The test's game client, on the default world as the game started with it."""
-    async with game_peer(system) as (_, game):
-        with anyio.fail_after(WAIT):
-            await game.reset()
-            yield game
-
-
-async def refusal(call: object) -> str:
-    with pytest.raises(GameError) as caught:
-        await call  # type: ignore[misc]
-    return caught.value.message
-
-
 @pytest.mark.asyncio
 async def test_w1_the_default_world_has_players_to_trade_with(trades: XivMcpSystem) -> None:
-    async with fresh(trades) as game:
+    async with fresh(trades) as (_, game):
         world = await game.state()
         assert [(o.name, o.trades) for o in world.other_players] == [
             ("Rhiki Rhaki", "accept"),
@@ -55,7 +38,7 @@ async def test_w1_the_default_world_has_players_to_trade_with(trades: XivMcpSyst
 
 @pytest.mark.asyncio
 async def test_w2_a_trade_opens_fills_and_completes_recording_each_capability(trades: XivMcpSystem) -> None:
-    async with fresh(trades) as game:
+    async with fresh(trades) as (_, game):
         before = await game.state()
         opened = await game.trade_request("rhiki rhaki")
         assert opened.accepted
@@ -83,7 +66,7 @@ async def test_w2_a_trade_opens_fills_and_completes_recording_each_capability(tr
 
 @pytest.mark.asyncio
 async def test_w2_a_cancelled_trade_moves_nothing(trades: XivMcpSystem) -> None:
-    async with fresh(trades) as game:
+    async with fresh(trades) as (_, game):
         before = (await game.snapshot()).snapshot
         await game.trade_request("Rhiki Rhaki")
         await game.trade_offer([TradeStack(item_id=HI_POTION, count=5)], gil=100)
@@ -97,7 +80,7 @@ async def test_w2_a_cancelled_trade_moves_nothing(trades: XivMcpSystem) -> None:
 
 @pytest.mark.asyncio
 async def test_w2_trade_refusals_change_nothing(trades: XivMcpSystem) -> None:
-    async with fresh(trades) as game:
+    async with fresh(trades) as (_, game):
         seq = (await game.snapshot()).seq
         declined = await game.trade_request("Ysolde Marchand")
         assert not declined.accepted and declined.changes == [] and await game.get_trade() is None

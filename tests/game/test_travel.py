@@ -4,19 +4,16 @@ that change nothing."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
-import anyio
 import msgspec
 import pytest
 
-import broker
-from game import GameClient, GameError, SnapshotDelta, default_world
+from game import GameClient, SnapshotDelta, default_world
 from game._world_file import check_world
 from gates.testing import XivMcpSystem
 
-from ._system import TESTER, WAIT, game_peer, game_system
+from ._system import TESTER, fresh, game_system, refusal
 
 SKYDEEP = 1194
 
@@ -25,20 +22,6 @@ SKYDEEP = 1194
 def travel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[XivMcpSystem]:
     with game_system(tmp_path_factory.mktemp("travel")) as system:
         yield system
-
-
-@asynccontextmanager
-async def fresh(system: XivMcpSystem) -> AsyncIterator[tuple[broker.PluginInterface, GameClient]]:
-    async with game_peer(system) as (pi, game):
-        with anyio.fail_after(WAIT):
-            await game.reset()
-            yield pi, game
-
-
-async def refusal(call: object) -> str:
-    with pytest.raises(GameError) as caught:
-        await call  # type: ignore[misc]
-    return caught.value.message
 
 
 async def unchanged_by(game: GameClient, *calls: object) -> list[str]:
