@@ -3,7 +3,8 @@
 The counts are the one truth of how many; `reconcile`, which the engine runs after every recorded
 change and on a world it starts with, puts the stacks in line with them: what left the bags comes
 out of the last stacks of that item, what came in tops up its stacks and then fills the first free
-slots. What does not fit into the 4 x 35 slots is counted but lies nowhere. `_bags` moves and sorts.
+slots. What does not fit into the 4 x 35 slots is counted but lies nowhere; crystals have a
+container of their own (as get_inventory's `crystals`) and no place in the bags. `_bags` moves and sorts.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ._documents import BagStack, World
 __all__ = [
     "BAGS",
     "BAG_SLOTS",
+    "CRYSTAL_IDS",
     "bag_order",
     "empty_slots",
     "fill",
@@ -29,6 +31,8 @@ BAGS: Final = ("Inventory1", "Inventory2", "Inventory3", "Inventory4")
 """The bags, in the game's order (the real host's container names)."""
 BAG_SLOTS: Final = 35
 """Slots in each bag, numbered from 0."""
+CRYSTAL_IDS: Final = range(2, 20)
+"""Shards, crystals and clusters: the game keeps them in a container of their own, not in the bags."""
 
 
 def bag_order(stack: BagStack) -> tuple[int, int]:
@@ -83,7 +87,7 @@ def fill(world: World, stacks: list[BagStack], item_ids: Iterable[int], missing:
 def reconcile(world: World) -> None:
     """Bring the stacks in line with the counts (after a change, or for a world file without them)."""
     sizes = _sizes(world)
-    wanted = {held.item_id: held.count for held in world.inventory if held.count > 0}
+    wanted = {h.item_id: h.count for h in world.inventory if h.count > 0 and h.item_id not in CRYSTAL_IDS}
     kept: list[BagStack] = []
     seen: set[tuple[str, int]] = set()
     for stack in world.bags:

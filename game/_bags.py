@@ -20,7 +20,7 @@ from __future__ import annotations
 from gates.contract import CapabilityId
 
 from ._args import _Args
-from ._bag_layout import BAG_SLOTS, BAGS, bag_order, empty_slots, fill, first_empty, stack_at, stack_size
+from ._bag_layout import BAG_SLOTS, BAGS, CRYSTAL_IDS, bag_order, empty_slots, fill, first_empty, stack_at, stack_size
 from ._documents import BagStack
 from ._engine import GameEngine
 from ._errors import Refusal
@@ -133,11 +133,12 @@ def sort_bags(engine: GameEngine, args: SortBagsArgs, by: str) -> ChangeReply:
         raise Refusal("the character is in combat and cannot sort the bags; end the fight first (Game.EndCombat)")
     if world.trade is not None:
         raise Refusal("the trade window is open and the bags cannot change; cancel the trade first (Game.TradeCancel)")
-    order = sorted({held.item_id for held in world.inventory}, reverse=args.descending)
+    held = {h.item_id: h.count for h in world.inventory if h.item_id not in CRYSTAL_IDS}
+    order = sorted(held, reverse=args.descending)
 
     def sort() -> None:
         stacks: list[BagStack] = []
-        fill(world, stacks, order, {held.item_id: held.count for held in world.inventory})
+        fill(world, stacks, order, held)
         world.bags = sorted(stacks, key=bag_order)
 
     way = "descending" if args.descending else "ascending"
