@@ -23,12 +23,15 @@ the capability ids): never the host, the MCP front or sqlite, so a plugin can im
 """
 
 from ._args import TradeItem
+from ._bag_layout import BAG_SLOTS, BAGS
+from ._bags import MoveItemsReply
 from ._changes import replay
 from ._classjobs import CLASS_JOBS, MAX_LEVEL, ClassJob, exp_to_next, find_class_job, shares_level
 from ._client import GameClient, JsonValue
 from ._default_world import default_world
 from ._documents import (
     Aetheryte,
+    BagStack,
     Change,
     ChangesReply,
     ChatLine,
@@ -224,6 +227,7 @@ __all__ += [  # vendors, the market board and retainers
 ]
 
 __all__ += ["RING", "EquipReply", "GearInfo"]  # gear, and putting it on
+__all__ += ["BAGS", "BAG_SLOTS", "BagStack", "MoveItemsReply"]  # where the items in the bags lie
 __all__ += [  # other players and the trade window
     "MAX_TRADE_GIL",
     "MAX_TRADE_STACKS",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ._bag_layout import reconcile
 from ._default_gear import default_gear, default_gear_items
 from ._default_people import default_party, default_sheets, default_weather
 from ._default_places import default_places, fishing_spots
@@ -143,7 +144,7 @@ def default_world(seed: int = 0) -> World:
         level=92,
         gil=48_210,
     )
-    return World(
+    world = World(
         seed=seed,
         time=0.0,
         walk_speed=6.0,
@@ -166,3 +167,5 @@ def default_world(seed: int = 0) -> World:
         gear=default_gear(),
         worlds=default_worlds(),
     )
+    reconcile(world)  # the bags' stacks, laid out from the counts
+    return world

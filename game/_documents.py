@@ -21,6 +21,7 @@ from ._weather import WeatherRate
 
 __all__ = [
     "Aetheryte",
+    "BagStack",
     "Change",
     "ChangesReply",
     "ChatLine",
@@ -131,11 +132,22 @@ class ItemInfo(_Doc):
     sell_price: int = 0
     currency: int = 1
     """What a vendor takes for it: 1 is gil, any other id one of the player's currencies."""
+    stack_size: int = 999
+    """The most of it one bag slot holds."""
 
 
 class InventoryItem(_Doc):
     item_id: int
     name: str
+    count: int
+
+
+class BagStack(_Doc):
+    """One stack in the character's bags: a slot (0-34) of a bag (Inventory1-4) and what it holds."""
+
+    container: str
+    slot: int
+    item_id: int
     count: int
 
 
@@ -248,6 +260,8 @@ class World(_Doc):
     zones: list[Zone] = []
     items: list[ItemInfo] = []
     inventory: list[InventoryItem] = []
+    bags: list[BagStack] = []
+    """Where `inventory`'s items lie, stack by stack (`_bags`); derived from the counts when absent."""
     currencies: list[Currency] = []
     flag: MapFlag | None = None
     windows: list[Window] = []

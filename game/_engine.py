@@ -24,6 +24,7 @@ from typing import Final
 
 from gates.contract import CapabilityId
 
+from ._bag_layout import reconcile
 from ._changes import ChangeLog, delta_between
 from ._clock import Clock
 from ._documents import (
@@ -63,6 +64,7 @@ class GameEngine:
         self, world: World, clock: Clock, *, save_path: Path | None = None, worlds: Path | None = None
     ) -> None:
         self.world = world
+        reconcile(world)  # a world file without a slot layout gets one from its counts
         self._start = copy.deepcopy(world)
         """The world as the game started with it, for `restore_start` (`Game.Reset`)."""
         self.clock = clock
@@ -174,6 +176,7 @@ class GameEngine:
         """Apply one change (`apply`), log it with its delta, and tell the listeners."""
         before = self.snapshot()
         apply()
+        reconcile(self.world)  # the bags' stacks follow the counts, however they changed
         delta = delta_between(before, self.snapshot())
         change = self.log.append(
             at=self.now() if at is None else at,

@@ -27,6 +27,7 @@ from broker import IpcError, PluginInterface, current_caller
 
 from . import _args as a
 from . import (
+    _bags,
     _duties,
     _equip,
     _gearsets,
@@ -143,6 +144,13 @@ ROUTES: Final[tuple[Route[Any], ...]] = (
         '{"amount": 5000, "direction": "deposit"}',
     ),
     Route(GameGate.EQUIP, _equip.EquipArgs, _equip.equip, '{"itemId": 44031}'),
+    Route(
+        GameGate.MOVE_ITEMS,
+        _bags.MoveItemsArgs,
+        _bags.move_items,
+        '{"fromContainer": "Inventory1", "fromSlot": 0, "toContainer": "Inventory2", "toSlot": 0}',
+    ),
+    Route(GameGate.SORT_BAGS, _bags.SortBagsArgs, _bags.sort_bags, '{"descending": false}'),
     Route(GameGate.GET_TRADE, a.NoArgs, _trade.get_trade),
     Route(GameGate.TRADE_REQUEST, _trade.TradeRequestArgs, _trade.trade_request, '{"player": "Alisaie Leveilleur"}'),
     Route(

@@ -76,6 +76,8 @@ class GameGate(StrEnum):
     RETAINER_SELL = "Game.RetainerSell"
     RETAINER_GIL = "Game.RetainerGil"
     EQUIP = "Game.Equip"
+    MOVE_ITEMS = "Game.MoveItems"
+    SORT_BAGS = "Game.SortBags"
     # the trade window (`_trade`)
     GET_TRADE = "Game.GetTrade"
     TRADE_REQUEST = "Game.TradeRequest"

@@ -11,6 +11,7 @@ from typing import Literal, TypeVar
 
 import msgspec
 
+from ._bags import MoveItemsReply
 from ._equip import EquipReply
 from ._names import GameGate
 from ._replies import ChangeReply
@@ -55,3 +56,26 @@ class TradeCalls:
     async def equip(self, item_id: int) -> EquipReply:
         """Put on a piece of gear from the bags (its slot in the reply)."""
         return await self.call(GameGate.EQUIP, EquipReply, itemId=item_id)
+
+    async def move_items(
+        self,
+        from_container: str,
+        from_slot: int,
+        to_container: str,
+        to_slot: int | None = None,
+        quantity: int | None = None,
+    ) -> MoveItemsReply:
+        """Drag a stack (or `quantity` of it) from one bag slot to another (None: the first empty one)."""
+        return await self.call(
+            GameGate.MOVE_ITEMS,
+            MoveItemsReply,
+            fromContainer=from_container,
+            fromSlot=from_slot,
+            toContainer=to_container,
+            toSlot=to_slot,
+            quantity=quantity,
+        )
+
+    async def sort_bags(self, descending: bool = False) -> ChangeReply:
+        """Sort the bags by item id, stacks merged (the game's /itemsort)."""
+        return await self.call(GameGate.SORT_BAGS, ChangeReply, descending=descending)

@@ -47,6 +47,7 @@ from .policy._registry import RegistryChange, ToolRegistry
 from .policy._report import PluginReports
 from .policy._state import HostState
 from .policy._store import PolicyDatabase
+from .tools._bag_tools import BagTools
 from .tools._bell import AutomationStatus, Bell
 from .tools._clickers import WindowTools
 from .tools._core_definitions import CORE_DEFINITIONS, SIMULATOR_TOOLS
@@ -194,6 +195,7 @@ class Host:
         self.core_tools.add_handlers(RetainerTools(game_tools.game, bell).handlers())
         self.core_tools.add_handlers(GilTools(game_tools.game, bell).handlers())
         self.core_tools.add_handlers(EquipTools(game_tools.game).handlers())
+        self.core_tools.add_handlers(BagTools(game_tools.game).handlers())  # move_items sort_inventory
         self.core_tools.add_handlers(AutomationStatus(bell, windows.clickers).handlers())
         self.core_tools.add_handlers(TradeTools(game_tools.game, self.approvals).handlers())  # asks every trade
         self.core_tools.add_handlers(Interaction(game_tools.game, windows, bell).handlers())

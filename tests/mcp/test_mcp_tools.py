@@ -48,6 +48,7 @@ CORE = [
     *("close_retainer", "transfer_retainer_items"),
     "take_screenshot",
     *("get_trade", "trade_with_player", "cancel_trade", "move_gil", "equip_items"),
+    *("move_items", "sort_inventory"),
     *("interact_with_object", "get_menu", "select_menu_option"),
     *("switch_gearset", "leave_duty", "list_characters", "switch_character", "visit_world"),
 ]

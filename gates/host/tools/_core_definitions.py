@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from gates.contract import ToolDefinition
 
+from ._bag_definitions import BAG_DEFINITIONS, BAG_OUTPUT_SCHEMAS
 from ._game_definitions import GAME_DEFINITIONS, GAME_OUTPUT_SCHEMAS
 from ._integrations import INTEGRATION_DEFINITIONS, INTEGRATION_OUTPUT_SCHEMAS
 from ._interaction_definitions import INTERACTION_DEFINITIONS, INTERACTION_OUTPUT_SCHEMAS
@@ -127,6 +128,7 @@ CORE_DEFINITIONS: Final[tuple[ToolDefinition, ...]] = (
     *SCREEN_DEFINITIONS,
     *TRADE_DEFINITIONS,
     *ITEM_DEFINITIONS,
+    *BAG_DEFINITIONS,
     *INTERACTION_DEFINITIONS,
     *WORLD_DEFINITIONS,
 )
@@ -152,6 +154,7 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     **SCREEN_OUTPUT_SCHEMAS,
     **TRADE_OUTPUT_SCHEMAS,
     **ITEM_OUTPUT_SCHEMAS,
+    **BAG_OUTPUT_SCHEMAS,
     **INTERACTION_OUTPUT_SCHEMAS,
     **WORLD_OUTPUT_SCHEMAS,
 }
