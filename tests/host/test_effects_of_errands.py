@@ -70,3 +70,11 @@ async def test_w4_items_entrusted_to_a_retainer_not_declared_suspend_as_items_th
     reason = await suspended(errands, "errand_store_undeclared", 4, BELL)
     assert reason == "errand_store_undeclared: 4 items left the inventory. (not declared)"
     assert await suspended(errands, "errand_store_declared", 4, BELL) is None  # declared: move_items covers it
+
+
+async def test_w4_items_put_up_for_sale_not_declared_suspend_as_items_that_left_the_inventory(
+    errands: XivMcpSystem,
+) -> None:
+    # SPEC: T2, W3, W4
+    reason = await suspended(errands, "errand_sell_undeclared", 2, BELL)
+    assert reason == "errand_sell_undeclared: 2 items left the inventory. (not declared)"

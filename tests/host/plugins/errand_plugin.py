@@ -84,6 +84,24 @@ async def errand_store_declared(count: Count = 1) -> dict[str, int]:
     return await _store(count)
 
 
+@plugin.tool(capabilities=["game_ui"])
+async def errand_sell_undeclared(count: Count = 1) -> dict[str, int]:
+    """Puts Hi-Potions up for sale on the market board through the retainer Ququru; returns how many.
+
+    Args:
+        count: How many Hi-Potions to list.
+    """
+    game = _game()
+    try:
+        await game.set_position(*BELL, territory=1185)
+        await game.open_retainer("Ququru")
+        await game.retainer_sell(HI_POTION, count, 300)
+        await game.close_retainer()
+    except GameError as exc:
+        raise McpToolError(f"The game refused: {exc.message}") from None
+    return {"listed": count}
+
+
 def main() -> None:
     args = parse_args("errand")
 
