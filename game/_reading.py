@@ -68,7 +68,7 @@ def position(engine: GameEngine, _: NoArgs, __: str) -> PositionReply:
 
 def inventory(engine: GameEngine, _: NoArgs, __: str) -> InventoryReply:
     held = engine.world.inventory
-    return InventoryReply(items=held, total=sum(i.count for i in held))
+    return InventoryReply(items=held, total=sum(i.count for i in held), bags=engine.world.bags)
 
 
 def currencies(engine: GameEngine, _: NoArgs, __: str) -> CurrenciesReply:

@@ -7,6 +7,7 @@ it recorded (`changes`, empty when there was nothing to change), so a caller see
 from __future__ import annotations
 
 from ._documents import (
+    BagStack,
     Change,
     ChatLine,
     Currency,
@@ -63,6 +64,8 @@ class InventoryReply(_Reply, kw_only=True):
     items: list[InventoryItem]
     total: int
     """The sum of the counts: the snapshot's `item_total`."""
+    bags: list[BagStack] = []
+    """Where the counts lie in the bags (Inventory1-4, slots 0-34): the layout `move_items` moves."""
 
 
 class CurrenciesReply(_Reply, kw_only=True):

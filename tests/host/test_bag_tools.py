@@ -59,6 +59,10 @@ async def test_w5_move_items_moves_a_stack_and_records_move_items(bags: XivMcpSy
         now = await layout(game)
         assert "Inventory1[0]" not in now and now["Inventory2[4]"] == ("Hi-Potion", 20)
         assert (await snapshot(game))[0] == before  # a move changes where, not how many
+        # the assistant reads the same containers and slots in get_inventory that move_items takes
+        shown = {c["container"]: c["items"] for c in (await assistant.result("get_inventory"))["containers"]}
+        assert {"slot": 4, "itemId": 4554, "name": "Hi-Potion", "quantity": 20} in shown["Inventory2"]
+        assert all(i["slot"] != 0 for i in shown["Inventory1"])
 
         # by item id, to the first empty slot of the bag
         move = {"item_id": 4554, "to_container": "Inventory1"}  # found outside the target bag

@@ -6,7 +6,9 @@
                  get_currencies set_map_flag clear_map_flag
 
 Results are the real host's, cut to what the simulated game has. The window tools are in
-`_clickers.py` (with the plugins they pause), navigation and waiting in `_navigation.py`.
+`_clickers.py` (with the plugins they pause), navigation and waiting in `_navigation.py`. It is
+long because `GameAccess`, which every game tool module uses, lives beside the eight tools it first
+served; the inventory tools (containers, search, currencies) are the next to move out as they grow.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ MAP_AREA: Final = "AreaMap"
 """The game window of the map, which set_map_flag opens at the flag."""
 BAG_SLOTS: Final = 140
 """The four main bags of 35 slots."""
+BAGS: Final = ("Inventory1", "Inventory2", "Inventory3", "Inventory4")
 CRYSTAL_IDS: Final = range(2, 20)
 """Shards, crystals and clusters: the game keeps them in a container of their own."""
 CRYSTAL_SLOTS: Final = 18
@@ -286,24 +289,36 @@ class GameTools:
         }
 
     async def _containers(self, groups: list[str]) -> list[dict[str, Any]]:
-        """Each group as the real host lists a container: its slots, how many are used, and the items."""
-        held = (await self.game.call(self.game.client.inventory())).items
-        listed: list[dict[str, Any]] = []
+        """Each group as the real host lists its containers: slots, how many are used, and the items
+        at their slots (the bags are Inventory1-4 of 35 slots, the names `move_items` takes)."""
+        reply = await self.game.call(self.game.client.inventory())
+        names = {i.item_id: i.name for i in reply.items}
+        listed: list[tuple[str, int, list[tuple[int, int, str, int]]]] = []
         for group in groups:
             if group == "currency":
                 money = await self.game.call(self.game.client.currencies())
-                stacks = [(GIL_ITEM, "Gil", money.gil), *((c.id, c.name, c.count) for c in money.currencies)]
-                slots = len(stacks)
+                held = [(GIL_ITEM, "Gil", money.gil), *((c.id, c.name, c.count) for c in money.currencies)]
+                listed.append((group, len(held), [(slot, *stack) for slot, stack in enumerate(held)]))
+            elif group == "crystals":
+                held = [(i.item_id, i.name, i.count) for i in reply.items if i.item_id in CRYSTAL_IDS]
+                listed.append((group, CRYSTAL_SLOTS, [(slot, *stack) for slot, stack in enumerate(held)]))
             else:
-                crystals = group == "crystals"
-                stacks = [(i.item_id, i.name, i.count) for i in held if (i.item_id in CRYSTAL_IDS) == crystals]
-                slots = CRYSTAL_SLOTS if crystals else BAG_SLOTS
-            items = [
-                {"slot": slot, "itemId": item_id, "name": name, "quantity": count}
-                for slot, (item_id, name, count) in enumerate(stacks)
-            ]
-            listed.append({"container": group, "slots": slots, "used": len(items), "items": items})
-        return listed
+                for bag in BAGS:
+                    stacks = sorted(
+                        (s.slot, s.item_id, names.get(s.item_id, ""), s.count) for s in reply.bags if s.container == bag
+                    )
+                    listed.append((bag, BAG_SLOTS // len(BAGS), stacks))
+        return [
+            {
+                "container": container,
+                "slots": slots,
+                "used": len(stacks),
+                "items": [
+                    {"slot": slot, "itemId": item, "name": name, "quantity": n} for slot, item, name, n in stacks
+                ],
+            }
+            for container, slots, stacks in listed
+        ]
 
     async def _inventory(self, args: ToolArgs, _: Any) -> dict[str, Any]:
         groups = _groups(args, ("bags",))
@@ -311,7 +326,7 @@ class GameTools:
         await self.game.player()
         containers = await self._containers(groups)
         bags = await self._containers(["bags"]) if "bags" not in groups else containers
-        used = next(c["used"] for c in bags if c["container"] == "bags")
+        used = sum(c["used"] for c in bags if c["container"] in BAGS)
         return {"freeBagSlots": BAG_SLOTS - used, "containers": containers}
 
     async def _search(self, args: ToolArgs, _: Any) -> dict[str, Any]:
