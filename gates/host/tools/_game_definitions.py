@@ -34,6 +34,7 @@ __all__ = [
     "MainWindow",
     "clamped",
     "map_point",
+    "optional_number",
     "text_arg",
 ]
 
@@ -357,8 +358,9 @@ def text_arg(args: ToolArgs, name: str) -> str | None:
     return None if value is None else (value.strip() or None)
 
 
-def _number(args: ToolArgs, name: str, what: str, example: str) -> float | None:
-    """A number as sent, or as a numeric string (the real host's `Float`); None when left out."""
+def optional_number(args: ToolArgs, name: str, example: str, what: str | None = None) -> float | None:
+    """A number as sent, or as a numeric string (the real host's `Float`); None when left out.
+    The refusal names the argument, and what it is when `what` says so."""
     value = args.values.get(name)
     if value is None:
         return None
@@ -367,13 +369,15 @@ def _number(args: ToolArgs, name: str, what: str, example: str) -> float | None:
         with contextlib.suppress(ValueError):
             number = float(value)
     if number is None or not math.isfinite(number):
-        raise RefusedError(f"{quote(name)} ({what}) must be a number, such as {example}; got {quote(value)}.")
+        named = quote(name) if what is None else f"{quote(name)} ({what})"
+        raise RefusedError(f"{named} must be a number, such as {example}; got {quote(value)}.")
     return number
 
 
 def map_point(args: ToolArgs) -> tuple[float, float] | None:
     """The map coordinates `x` and `y`, checked; None when both are left out."""
-    x, y = _number(args, "x", "map X coordinate", "21.4"), _number(args, "y", "map Y coordinate", "18.2")
+    x = optional_number(args, "x", "21.4", "map X coordinate")
+    y = optional_number(args, "y", "18.2", "map Y coordinate")
     if x is None and y is None:
         return None
     if x is None:
@@ -387,5 +391,5 @@ def map_point(args: ToolArgs) -> tuple[float, float] | None:
 
 def clamped(args: ToolArgs, name: str, default: float, low: float, high: float) -> float:
     """A number argument held within [low, high]: the real host's `Int` clamps rather than refuses."""
-    value = _number(args, name, f"{low:g} to {high:g}, default {default:g}", f"{default:g}")
+    value = optional_number(args, name, f"{default:g}", f"{low:g} to {high:g}, default {default:g}")
     return default if value is None else min(max(value, low), high)

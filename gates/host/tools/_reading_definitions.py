@@ -13,17 +13,16 @@ share (a list of strings, an optional number, a clamped whole number) sit here t
 
 from __future__ import annotations
 
-import contextlib
-import math
 from typing import Any, Final
 
 from game import OBJECT_KINDS
-from gates.contract import RefusedError, ToolDefinition, quote
+from gates.contract import ToolDefinition
 
 from ._args import ToolArgs
+from ._game_definitions import optional_number
 from ._job_definitions import object_schema
 
-__all__ = ["READING_DEFINITIONS", "READING_OUTPUT_SCHEMAS", "optional_number", "string_list", "whole_number"]
+__all__ = ["READING_DEFINITIONS", "READING_OUTPUT_SCHEMAS", "string_list", "whole_number"]
 
 _obj = object_schema
 _READ: Final = ["read_game"]
@@ -186,20 +185,6 @@ def string_list(args: ToolArgs, name: str) -> list[str]:
     else:
         names = [item if isinstance(item, str) else str(item) for item in args.items(name)]
     return [n.strip() for n in names if n.strip()]
-
-
-def optional_number(args: ToolArgs, name: str, example: str) -> float | None:
-    """A number as sent, or as a numeric string (the real host's `Float`); None when left out."""
-    value = args.values.get(name)
-    if value is None:
-        return None
-    number: float | None = None
-    if isinstance(value, int | float | str) and not isinstance(value, bool):
-        with contextlib.suppress(ValueError):
-            number = float(value)
-    if number is None or not math.isfinite(number):
-        raise RefusedError(f"{quote(name)} must be a number, such as {example}; got {quote(value)}.")
-    return number
 
 
 def whole_number(args: ToolArgs, name: str, default: int, low: int, high: int) -> int:

@@ -33,9 +33,9 @@ from gates.contract import RefusedError
 
 from ._args import ToolArgs, ToolHandler
 from ._character_tools import class_job_ref
-from ._game_definitions import text_arg
+from ._game_definitions import optional_number, text_arg
 from ._game_tools import GameAccess, rounded
-from ._reading_definitions import optional_number, string_list, whole_number
+from ._reading_definitions import string_list, whole_number
 
 __all__ = ["Surroundings", "describe"]
 
