@@ -127,12 +127,10 @@ class ConsoleViews:
             "mcp_url": self.panels.mcp_url,
         }
 
-    async def _panel_response(
-        self, request: Request, tab: str, query: dict[str, str], said: str | None = None, failed: bool = False
-    ) -> HTMLResponse:
+    async def _panel_response(self, request: Request, tab: str, query: dict[str, str]) -> HTMLResponse:
         values = await self.panels.values(tab, query)
         csrf = session_of(request.scope).csrf
-        return self.render(f"{tab}.html", **{**self._common(tab, csrf, said, failed, query), **values})
+        return self.render(f"{tab}.html", **{**self._common(tab, csrf, None, False, query), **values})
 
     # --- pages -----------------------------------------------------------------------------
 
@@ -165,9 +163,9 @@ class ConsoleViews:
             return self.render("refused.html", status=404, message=f"The console has no tab {tab!r}.")
         return await self._panel_response(request, tab, dict(request.query_params))
 
-    async def approvals(self, request: Request, said: str | None = None, failed: bool = False) -> Response:
+    async def approvals(self, request: Request) -> HTMLResponse:
         report = await self.panels.approvals()
-        common = self._common("approvals", session_of(request.scope).csrf, said, failed, {})
+        common = self._common("approvals", session_of(request.scope).csrf, None, False, {})
         return self.render("approvals.html", approvals=report.approvals, **common)
 
     async def events(self, request: Request) -> Response:
@@ -228,11 +226,14 @@ class ConsoleViews:
             target = tab if tab in _TAB_NAMES else DEFAULT_TAB
             return RedirectResponse("/console/?" + urlencode({"tab": target, "said": said}), status_code=303)
         if tab == "approvals":
-            return await self.approvals(request, said=said, failed=failed)
-        if tab not in _TAB_NAMES:
-            tab = DEFAULT_TAB
-        query = {**(query or {}), "plugin": form.get("filter", "")}
-        return await self._panel_response(request, tab, query, said, failed)
+            answer: HTMLResponse = await self.approvals(request)
+        else:
+            if tab not in _TAB_NAMES:
+                tab = DEFAULT_TAB
+            answer = await self._panel_response(request, tab, {**(query or {}), "plugin": form.get("filter", "")})
+        # htmx swaps the panel into its place and the message into #said (out of band).
+        said_html = self.env.get_template("said.html").render(said=said, failed=failed)
+        return HTMLResponse(bytes(answer.body).decode() + said_html, status_code=answer.status_code)
 
     async def logout(self, request: Request) -> Response:
         form = await self._form(request)

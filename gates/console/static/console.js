@@ -13,14 +13,22 @@
     }
   }
 
+  // A panel being fetched, or changed by one of its buttons, is about to be swapped for the answer:
+  // a change heard meanwhile is kept here and fetched once the new panel is in place (htmx would
+  // drop it with the old one).
+  const pending = new Set();
+
   function refresh(names) {
     for (const name of names.split(" ")) {
       if (!name) continue;
       document.querySelectorAll('[data-live="' + name + '"]').forEach(function (element) {
-        if (element.contains(document.activeElement) && element.querySelector("select:focus, input:focus")) {
-          return; // the player is choosing something there: the next change brings it up to date
+        if (element.classList.contains("htmx-request") || element.querySelector(".htmx-request")) {
+          pending.add(name);
+        } else if (element.querySelector("select:focus")) {
+          pending.add(name);  // the player is choosing there: fetched after their choice
+        } else {
+          htmx.trigger(element, "xivmcp-refresh");
         }
-        htmx.trigger(element, "xivmcp-refresh");
       });
     }
   }
@@ -47,11 +55,24 @@
     countdown();
     setInterval(countdown, 1000);
   });
-  // An approval answered or declined elsewhere: the aside is fetched again and may be empty.
-  document.addEventListener("htmx:afterSwap", function (event) {
-    const target = event.detail.target;
-    if (target && target.id === "approvals") {
-      target.hidden = !target.querySelector("article, .said");
+  document.addEventListener("htmx:afterSettle", function (event) {
+    const settled = event.detail.elt;
+    // A button's answer was drawn when the command returned; what the host did after it (a job
+    // that stops its step, then pauses) may have been drawn before it by a faster fetch. One more
+    // fetch of that panel makes the last word the host's latest.
+    const config = event.detail.requestConfig;
+    if (config && config.verb === "post" && settled && settled.dataset && settled.dataset.live) {
+      pending.add(settled.dataset.live);
+    }
+    // An approval answered or declined elsewhere: the aside was fetched again and may be empty.
+    const approvals = document.getElementById("approvals");
+    if (approvals) {
+      approvals.hidden = !approvals.querySelector("article");
+    }
+    if (pending.size) {
+      const names = Array.from(pending).join(" ");
+      pending.clear();
+      refresh(names);
     }
   });
 })();
