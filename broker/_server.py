@@ -131,14 +131,17 @@ class Broker:
             items = failed
 
     def stop(self) -> None:
+        """Ask the loop to end after its current turn; safe from any thread, it does not wait."""
         self._stopping = True
 
     def start_in_thread(self) -> Broker:
+        """Run `serve_forever` in a daemon thread and return this broker (for tests and embedding)."""
         self._thread = threading.Thread(target=self.serve_forever, name="xivmcp-broker", daemon=True)
         self._thread.start()
         return self
 
     def join(self, timeout: float | None = None) -> None:
+        """Wait up to `timeout` seconds (None: no limit) for the thread of `start_in_thread` to end."""
         if self._thread is not None:
             self._thread.join(timeout)
 
