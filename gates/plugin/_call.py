@@ -61,6 +61,7 @@ class McpCall:
         self._client.queue_progress(self.id, text)
 
     def raise_if_cancelled(self) -> None:
+        """Raise `CallCancelledError` if the call was cancelled: check it between steps of long work."""
         if self.cancelled.is_set():
             raise CallCancelledError("Cancelled.")
 
