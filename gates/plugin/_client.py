@@ -76,7 +76,11 @@ class _Tool:
 
 
 class XivMcpClient(JobsMixin):
-    """A plugin's connection to XIV MCP over the bus."""
+    """A plugin's connection to XIV MCP over the bus, with tools from `ToolDefinition`s and handlers.
+
+    `Plugin` builds one from its functions; use it directly for code ported from C#. Use it as
+    `async with XivMcpClient("MyPlugin") as mcp:`; it raises what `broker.connect` raises.
+    """
 
     def __init__(
         self,
