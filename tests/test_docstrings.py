@@ -5,7 +5,8 @@ the source statically (griffe): a name without a docstring is a bare signature t
 reads the source the same way, with `ast`, and lists what the reference would show bare:
 
 - each name in a package's `__all__`, followed through the imports to where it is defined;
-- for a class, also its public methods and properties (those written in its body);
+- for a class, also its public methods and properties: those written in its body or in a base
+  class of our own (a mixin such as `JobsMixin`), which the reference lists with the class;
 - for a constant or type alias, the string right after the assignment (an attribute docstring,
   `NAME = ...` then `\"\"\"What it is.\"\"\"`), which griffe shows as the name's docstring.
 
@@ -28,6 +29,8 @@ PACKAGES = ("gates.plugin", "gates.testing", "game", "broker")
 EXEMPT: dict[str, str] = {}
 """Names the reference may show without a docstring (`module.Name` or `module.Class.method`), each
 with the reason; empty today."""
+OURS = ("broker", "gates", "game")
+"""Our top-level packages: a base class from one of them is ours to document, any other is not."""
 SKIPPED_DECORATORS = ("overload", "setter", "deleter")
 """A method under these is one face of a name documented elsewhere: its implementation, its getter."""
 
@@ -123,11 +126,49 @@ def decorator_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str
     return names
 
 
-def bare_members(module: str, cls: ast.ClassDef) -> list[str]:
-    """The public methods and properties written in `cls`'s body that have no docstring."""
+def our_bases(module: str, cls: ast.ClassDef) -> list[tuple[str, ast.ClassDef]]:
+    """The classes of our own packages that `cls` derives from, nearest first (a mixin, a base
+    struct): their public methods are `cls`'s in the reference too."""
+    found = []
+    for base in cls.bases:
+        if not isinstance(base, ast.Name):
+            continue
+        where = origin(module, base.id)
+        if where is not None and isinstance(where.node, ast.ClassDef):
+            found += [(where.module, where.node), *our_bases(where.module, where.node)]
+    return found
+
+
+def origin(module: str, name: str) -> Definition | None:
+    """Where `name` of `module` is defined, if that is in one of our packages (not msgspec, typing…)."""
+    _, tree = module_source(module)
+    for siblings in statement_lists(tree.body):
+        for statement in siblings:
+            if isinstance(statement, ast.ClassDef) and statement.name == name:
+                return Definition(module, statement, siblings)
+            if isinstance(statement, ast.ImportFrom):
+                source = imported_from(module, statement)
+                for alias in statement.names:
+                    if (alias.asname or alias.name) == name and source.split(".")[0] in OURS:
+                        return definition(source, alias.name)
+    return None
+
+
+def methods(cls: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The public methods and properties written in `cls`'s body."""
+    return [
+        member
+        for member in cls.body
+        if isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef) and not member.name.startswith("_")
+    ]
+
+
+def bare_members(module: str, cls: ast.ClassDef, overridden: set[str]) -> list[str]:
+    """The public methods and properties of `cls` without a docstring, but those a class nearer the
+    one in `__all__` overrides (`overridden`): the reference shows the override instead."""
     bare = []
-    for member in cls.body:
-        if not isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef) or member.name.startswith("_"):
+    for member in methods(cls):
+        if member.name in overridden:
             continue
         if decorator_names(member) & set(SKIPPED_DECORATORS):
             continue
@@ -148,10 +189,14 @@ def undocumented(package: str) -> list[str]:
             if not has_docstring(node):
                 bare.append(f"{found.module}.{name} ({kind})")
             if isinstance(node, ast.ClassDef):
-                bare += bare_members(found.module, node)
+                bare += bare_members(found.module, node, set())
+                overridden = {member.name for member in methods(node)}
+                for base_module, base in our_bases(found.module, node):
+                    bare += bare_members(base_module, base, overridden)
+                    overridden |= {member.name for member in methods(base)}
         elif not attribute_docstring(found):
             bare.append(f"{found.module}.{name} (constant: a string statement right after it)")
-    return [line for line in bare if line.split(" ")[0] not in EXEMPT]
+    return [line for line in dict.fromkeys(bare) if line.split(" ")[0] not in EXEMPT]
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -173,7 +218,10 @@ def test_a_name_without_a_docstring_is_listed_with_its_module(tmp_path: Path, mo
     (package / "_inner.py").write_text(
         "LIMIT = 5\n"
         'WAIT = 1.0\n"""How long to wait, in seconds."""\n'
-        "class Shown:\n"
+        "class _Mixin:\n"
+        "    def mixed(self) -> None: ...\n"
+        "    def value(self) -> int: ...\n"
+        "class Shown(_Mixin):\n"
         '    """Documented."""\n'
         "    def method(self) -> None: ...\n"
         "    @property\n"
@@ -184,5 +232,6 @@ def test_a_name_without_a_docstring_is_listed_with_its_module(tmp_path: Path, mo
     assert undocumented("bare_package") == [
         "bare_package._inner.LIMIT (constant: a string statement right after it)",
         "bare_package._inner.Shown.method (method)",
+        "bare_package._inner._Mixin.mixed (method)",
         "bare_package._inner.shown (function)",
     ]
