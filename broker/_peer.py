@@ -71,7 +71,11 @@ _monotonic = time.monotonic
 
 
 class PluginInterface:
-    """One process's connection to the bus, as `IDalamudPluginInterface` is to the framework."""
+    """One process's connection to the bus, as `IDalamudPluginInterface` is to the framework.
+
+    `connect()` makes one and closes it; a process then gets the two sides of any gate from it
+    (`get_ipc_provider`, `get_ipc_subscriber`) and keeps them across broker restarts.
+    """
 
     def __init__(
         self, endpoint: str, name: str, task_group: anyio.abc.TaskGroup, *, connector: Connector = ZMQ

@@ -42,7 +42,17 @@ DRAIN_LIMIT: Final = 256
 
 
 class Broker:
-    """The bus. Binds on construction; `endpoint` is the address actually bound."""
+    """The bus. Binds on construction; `endpoint` is the address actually bound.
+
+    `xivmcp broker` runs one as a process; a test or a tool may run one in a thread of its own:
+
+        bus = Broker(BrokerConfig(endpoint="tcp://127.0.0.1:0")).start_in_thread()
+        async with connect(bus.endpoint, "MyPlugin") as pi: ...
+        bus.close()
+
+    Raises `IpcRefusedError` for an endpoint it may not bind (not loopback, without CURVE and
+    `allow_remote`), and `OSError` if the address cannot be bound (taken, say).
+    """
 
     def __init__(self, config: BrokerConfig | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config or BrokerConfig()

@@ -97,7 +97,17 @@ _decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
 
 
 class GameClient(TradeCalls):
-    """The simulated game's gates, one async method each, over a process's bus connection."""
+    """The simulated game's gates, one async method each, over a process's bus connection.
+
+        async with broker.connect(None, "MyPlugin") as pi:
+            game = GameClient(pi)
+            if (await game.player()).moving:
+                await game.stop()
+
+    Every method raises `GameError` with the game's own words when the game refuses (a changing
+    method checks everything before anything changes), and `GameUnavailableError` when no game is
+    on the bus or it left during the call. A changing method returns the changes it recorded.
+    """
 
     def __init__(self, pi: PluginInterface, *, player_key: str | None = None) -> None:
         """`player_key`: the player key itself, for the admin methods (None: a plugin's client, which
