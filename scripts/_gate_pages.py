@@ -93,7 +93,7 @@ def _reply(page: GatePage, plugin_gate: bool, found: set[type[msgspec.Struct]]) 
 def _gate_section(name: str, page: GatePage, signature: GateSignature, found: set[type[msgspec.Struct]]) -> list[str]:
     plugin_gate = name in PLUGIN_GATE_SIGNATURES
     shown = f"<InternalName>.{HOST_NAME}.{name}" if plugin_gate else name
-    lines = [f"### {shown} {{#{_anchor(shown)}}}", "", cell(page.summary), ""]
+    lines = [f"### {cell(shown)} {{#{_anchor(shown)}}}", "", cell(page.summary), ""]
     lines += [f"- Signature: {_signature(shown, signature)}"]
     for param, document in page.sends.items():
         lines.append(f"- `{param}`: a JSON {json_type(document, found)}")
