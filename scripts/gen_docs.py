@@ -95,6 +95,13 @@ def _argument(action: argparse.Action) -> str:
     return f"`{repeat.get(str(action.nargs), name)}`"
 
 
+def _usage(parser: argparse.ArgumentParser, prog: str) -> str:
+    """argparse's usage line, on one line whatever the terminal's width."""
+    formatter = argparse.HelpFormatter(prog, width=10_000)
+    formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups)
+    return formatter.format_help().strip()
+
+
 def _arguments_table(actions: list[argparse.Action]) -> list[str]:
     rows = []
     for action in actions:
@@ -142,6 +149,7 @@ def render_cli(parser: argparse.ArgumentParser | None = None) -> str:
         lines += [f"## {' '.join(words)} {{#{'-'.join(words)}}}", "", cell(_shown(help_text)) + "", ""]
         if sub.description:
             lines += [cell(_shown(sub.description)), ""]
+        lines += ["```text", _usage(sub, " ".join(words)), "```", ""]
         own = [a for a in sub._actions if id(a) not in common_ids]
         subs = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
         lines += _arguments_table(own) or ["No arguments of its own."]
