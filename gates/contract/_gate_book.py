@@ -153,14 +153,17 @@ GATE_BOOK: Final[Mapping[str, GatePage]] = MappingProxyType(
         Gate.PAUSE_JOB: GatePage("Pause one of the caller's jobs (a running step is cancelled).", refusals=(_JOB,)),
         Gate.RESUME_JOB: GatePage("Resume one of the caller's paused jobs.", refusals=(_JOB,)),
         Gate.CANCEL_JOB: GatePage("Cancel one of the caller's jobs.", refusals=(_JOB,)),
-        Message.READY: GatePage("Broadcast when XIV MCP starts: register your tools again."),
-        Message.DISPOSING: GatePage("Broadcast when XIV MCP stops: stop running calls."),
+        Message.READY: GatePage("Broadcast once XIV MCP is up: register your tools (again) (G11)."),
+        Message.DISPOSING: GatePage("Broadcast as XIV MCP goes down: stop the calls you are running (G11)."),
         PluginGate.INVOKE: GatePage(
             'XIV MCP calls one of the plugin\'s tools: answer `{"result": ...}`, `{"error": "..."}` or '
             '`{"pending": true}` (then CompleteCall or FailCall later).',
             str,
         ),
-        PluginGate.CANCEL: GatePage("XIV MCP cancels a running call: stop, then FailCall or CompleteCall it."),
+        PluginGate.CANCEL: GatePage(
+            "XIV MCP cancels a running call: stop it, then CompleteCall or FailCall it; XIV MCP waits up to two "
+            "minutes for that. A plugin need not provide it (G8)."
+        ),
     }
 )
 """Every gate, message and plugin gate of the contract, by its name (a plugin gate by its short name)."""
