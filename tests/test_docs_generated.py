@@ -9,6 +9,8 @@ a gate given another parameter.
 from __future__ import annotations
 
 import argparse
+import difflib
+import itertools
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -25,8 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_each_generated_page_is_what_the_code_renders(path: str) -> None:
     file = ROOT / path
     assert file.exists(), f"{path} is missing: run `{gen_docs.COMMAND}` and commit the page"
-    assert file.read_text(encoding="utf-8") == gen_docs.PAGES[path](), (
-        f"{path} differs from the code: run `{gen_docs.COMMAND}` and commit the page"
+    committed, rendered = file.read_text(encoding="utf-8"), gen_docs.PAGES[path]()
+    diff = difflib.unified_diff(committed.splitlines(), rendered.splitlines(), path, "rendered now", lineterm="")
+    assert committed == rendered, (
+        f"{path} differs from the code: run `{gen_docs.COMMAND}` and commit the page\n"
+        + "\n".join(itertools.islice(diff, 30))
     )
 
 
