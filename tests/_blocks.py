@@ -3,7 +3,8 @@
 How a page's blocks are run, and the marks that change it (for whoever writes a page)
 -------------------------------------------------------------------------------------
 Every fenced block opened with ```` ```bash ```` or ```` ```python ```` runs, in the page's order,
-in one folder for the page, against a private system: the environment points every default at it
+in the private system's folder (the pages that share a system share it, and a later page may
+overwrite a file an earlier one saved), against that system: the environment points every default at it
 (`XIVMCP_DATA_DIR`, `XIVMCP_BUS`, `XIVMCP_HTTP`), and the fixed ports the pages name (37520,
 37521, 40000, 40001) are swapped for free ones. Other fences (```` ```text ````, ```` ```toml ````,
 ```` ```mermaid ````, ...) are not run.
