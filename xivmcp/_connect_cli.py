@@ -46,7 +46,12 @@ _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("connect", parents=[common], help="how AI apps connect to XIV MCP, and whether it answers")
+    p = sub.add_parser(
+        "connect",
+        parents=[common],
+        help="how AI apps connect to XIV MCP, and whether it answers",
+        epilog="Exit codes: 0 the endpoint answers with this token, 1 it does not.",
+    )
     p.add_argument("app", nargs="?", choices=[*APPS, "all"], default="all", help="one app (default: all)")
     p.add_argument(
         "--http",
