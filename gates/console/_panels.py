@@ -32,11 +32,20 @@ from gates.player import (
     PluginView,
     ReadAudit,
     ShowJob,
-    ShowPlugin,
+    ShowPlugins,
     ToolView,
 )
 
-__all__ = ["SIMULATOR_TABS", "TABS", "CapabilityRow", "Panels", "review_text", "state_line", "version"]
+__all__ = [
+    "SIMULATOR_TABS",
+    "TABS",
+    "CapabilityRow",
+    "Panels",
+    "capability_rows",
+    "review_text",
+    "state_line",
+    "version",
+]
 
 TABS: Final = (
     ("connect", "Connect"),
@@ -167,8 +176,7 @@ class Panels:
         return await self.desk.answer(ListApprovals())
 
     async def plugin_views(self) -> list[PluginView]:
-        report = await self.desk.answer(ListPlugins())
-        return [await self.desk.answer(ShowPlugin(plugin=card.name)) for card in report.plugins]
+        return (await self.desk.answer(ShowPlugins())).views
 
     async def _plugins(self, _: Mapping[str, str]) -> dict[str, Any]:
         views = await self.plugin_views()

@@ -4,6 +4,7 @@
     GET  /console/login?ticket=…   one-time link (`xivmcp console`) → session cookie → /console/
     GET  /console/panel/{tab}      one tab's panel (what the page fetches when the host changes)
     GET  /console/approvals        the approval windows waiting
+    GET  /console/plugin/{p}/tools/{capability}   one capability row's tools (fetched when opened)
     GET  /console/events           server-sent events: which panels changed (`LiveHub`)
     GET  /console/game.png         the simulated game window, drawn now
     GET  /console/static/…         the page's script, style and htmx (vendored, no CDN)
@@ -32,11 +33,12 @@ from starlette.staticfiles import StaticFiles
 
 from gates.contract import RefusedError, find_capability
 from gates.host import Host, PlayerDesk, screen_png
+from gates.player import ShowPlugin
 
 from ._actions import command_of
 from ._guard import session_of
 from ._live import LiveHub
-from ._panels import SIMULATOR_TABS, TABS, Panels, version
+from ._panels import SIMULATOR_TABS, TABS, Panels, capability_rows, version
 from ._sessions import Sessions
 
 __all__ = ["CSRF_HEADER", "ConsoleViews"]
@@ -90,6 +92,7 @@ class ConsoleViews:
             Route("/login", self.login),
             Route("/panel/{tab}", self.panel),
             Route("/approvals", self.approvals),
+            Route("/plugin/{plugin}/tools/{capability}", self.plugin_tools),
             Route("/events", self.events),
             Route("/game.png", self.game_png),
             Route("/act/{action}", self.act, methods=["POST"]),
@@ -100,8 +103,8 @@ class ConsoleViews:
 
     # --- rendering -------------------------------------------------------------------------
 
-    def render(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        return HTMLResponse(self.env.get_template(name).render(**values), status_code=status)
+    def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        return HTMLResponse(self.env.get_template(template).render(**values), status_code=status)
 
     async def page_html(self, tab: str, query: dict[str, str], csrf: str, said: str | None = None) -> str:
         """The whole page of one tab (the benchmark times this)."""
@@ -167,6 +170,20 @@ class ConsoleViews:
         report = await self.panels.approvals()
         common = self._common("approvals", session_of(request.scope).csrf, None, False, {})
         return self.render("approvals.html", approvals=report.approvals, **common)
+
+    async def plugin_tools(self, request: Request) -> Response:
+        """The tools of one capability row of a plugin's card: fetched when the player opens the
+        row, so a page of a hundred plugins carries their cards, not their thousands of buttons."""
+        plugin, capability = request.path_params["plugin"], request.path_params["capability"]
+        try:
+            view = await self.desk.answer(ShowPlugin(plugin=plugin))
+        except RefusedError as exc:
+            return self.render("refused.html", status=404, message=str(exc))
+        row = next((r for r in capability_rows(view) if r.id == capability), None)
+        if row is None:
+            return self.render("refused.html", status=404, message=f"{plugin} declares no {capability!r}: reload.")
+        common = self._common("plugins", session_of(request.scope).csrf, None, False, {})
+        return self.render("tools.html", row=row, name=plugin, **common)
 
     async def events(self, request: Request) -> Response:
         async def changes() -> AsyncIterator[ServerSentEvent]:

@@ -72,6 +72,7 @@ from gates.player import (
     PlayerCommand,
     PlayerHelloReply,
     PluginsReport,
+    PluginViews,
     ReadAudit,
     ResetForTests,
     SetMode,
@@ -80,6 +81,7 @@ from gates.player import (
     SetToolSetting,
     ShowJob,
     ShowPlugin,
+    ShowPlugins,
     StatsReport,
     ToolsReport,
     Uninstall,
@@ -253,6 +255,8 @@ class PlayerDesk:
                 return InstalledReport(plugins=self.host.installed.infos(), message=said)
             case ShowPlugin():
                 return plugin_view(self.host, command.plugin)
+            case ShowPlugins():
+                return PluginViews(views=[plugin_view(self.host, name) for name in self.host.reports.names()])
             case ClearSession():
                 return self.host.player.clear_session(command.plugin)
             case OpenConsole():

@@ -37,6 +37,7 @@ from ._cards import (
     PluginCard,
     PluginsReport,
     PluginView,
+    PluginViews,
     ToolCard,
     ToolView,
 )
@@ -74,6 +75,7 @@ from ._protocol import (
     SetToolSetting,
     ShowJob,
     ShowPlugin,
+    ShowPlugins,
     Uninstall,
     decode_player_command,
 )
@@ -100,6 +102,8 @@ from ._replies import (
 )
 
 __all__ = [
+    "PluginViews",
+    "ShowPlugins",
     "ToolView",
     "ShowPlugin",
     "PluginView",

@@ -17,6 +17,7 @@ __all__ = [
     "ConsentedTool",
     "PluginCard",
     "PluginView",
+    "PluginViews",
     "PluginsReport",
     "ToolCard",
     "ToolView",
@@ -145,3 +146,9 @@ class PluginView(Wire, kw_only=True):
     dependencies: list[DependencyEntry]
     session_approvals: int = 0
     """How many "for this session" answers the player gave it (the window's Clear button forgets them)."""
+
+
+class PluginViews(Wire, kw_only=True):
+    """Every plugin's whole card, sorted by name (the console's Third-party plugins tab)."""
+
+    views: list[PluginView]

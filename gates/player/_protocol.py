@@ -17,7 +17,7 @@ import msgspec
 
 from gates.contract import PLAYER_KEY_FILE, Answer, DocumentDecoder, JobReply, Wire
 
-from ._cards import InstalledReport, ModulesReport, PluginsReport, PluginView
+from ._cards import InstalledReport, ModulesReport, PluginsReport, PluginView, PluginViews
 from ._replies import (
     ApprovalAnswer,
     ApprovalsReport,
@@ -67,6 +67,7 @@ __all__ = [
     "SetToolSetting",
     "ShowJob",
     "ShowPlugin",
+    "ShowPlugins",
     "Uninstall",
     "decode_player_command",
 ]
@@ -116,6 +117,10 @@ class ShowPlugin(Command[PluginView], tag="plugin"):
     """One plugin's whole card: tools with descriptions, what it was consented to, dependencies."""
 
     plugin: str
+
+
+class ShowPlugins(Command[PluginViews], tag="plugin_views"):
+    """Every plugin's whole card at once (one pass: the console's tab of a hundred plugins)."""
 
 
 class ClearSession(Command[PluginDecision], tag="clear_session"):
@@ -274,6 +279,7 @@ PlayerCommand = (
     | Install
     | Uninstall
     | ShowPlugin
+    | ShowPlugins
     | ClearSession
     | OpenConsole
 )

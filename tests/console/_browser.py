@@ -32,6 +32,8 @@ INSTALL_HINT: Final = (
     "the console's browser tests need Debian's chromium and chromium-driver: "
     "`sudo apt-get install chromium chromium-driver` (CI installs them)"
 )
+REQUIRE_ENV: Final = "XIVMCP_REQUIRE_BROWSER"
+"""Set (by .ci/run) to fail instead of skipping when the browser is missing: CI must run these tests."""
 SCREENSHOTS_ENV: Final = "XIVMCP_CONSOLE_SCREENSHOTS"
 """Set to a folder (docs/images) to save each tab's screenshot there while the tests run."""
 
@@ -41,6 +43,8 @@ T = TypeVar("T")
 def open_browser(profile: Path) -> WebDriver:
     """A headless chromium with its own profile, or a skip saying how to get one."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        if os.environ.get(REQUIRE_ENV):
+            pytest.fail(f"{REQUIRE_ENV} is set, but {INSTALL_HINT}")
         pytest.skip(INSTALL_HINT)
     options = Options()
     options.binary_location = CHROMIUM

@@ -91,6 +91,11 @@ def test_a_plugin_registers_and_its_card_appears(
     wait_for(browser, lambda d: "· 6 tool(s)" in card(d, "MyPlugin").text, "MyPlugin's six tools")
     text = card(browser, "MyPlugin").text
     assert "My Plugin" in text and "Waiting for your decision" in text and "Wants to register with XIV MCP." in text
+    # A capability's tools, as the assistant sees them, are fetched when its row is opened.
+    row = 'article[data-plugin="MyPlugin"] section[aria-label="Use game windows"]'
+    press(browser, lambda d: d.find_element(By.CSS_SELECTOR, f"{row} summary"), "the Use game windows row")
+    tools = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, f"{row} ul.tools").text, "the row's tools")
+    assert "myplugin_set_flag" in tools and "Places the flag on the player's map" in tools
 
 
 def test_enable_from_the_card(system: ConsoleSystem, browser: WebDriver) -> None:

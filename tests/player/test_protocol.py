@@ -28,7 +28,7 @@ from gates.player import (
 
 def test_every_player_command_names_a_struct_as_its_reply() -> None:
     commands: tuple[type[Command[Any]], ...] = get_args(PlayerCommand)
-    assert len(commands) == 26  # 5/6: ShowPlugin, ClearSession and OpenConsole, for the web console
+    assert len(commands) == 27  # 5/6: ShowPlugin(s), ClearSession and OpenConsole, for the web console
     for command in commands:
         [base] = [b for b in command.__orig_bases__ if get_args(b)]  # type: ignore[attr-defined]
         assert command.reply_type is get_args(base)[0], command
