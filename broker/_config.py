@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from ._keys import CurveServer
 
 DEFAULT_ENDPOINT: Final = "tcp://127.0.0.1:37520"
+"""Where the bus listens unless told otherwise: loopback only, on the port XIV MCP's tools expect."""
 ENV_BUS: Final = "XIVMCP_BUS"
+"""The environment variable naming the bus endpoint: `connect()` reads it when given no endpoint,
+so a plugin started by `xivmcp` (or a test harness) finds the bus it was started for."""
 
 HEARTBEAT_INTERVAL: Final = 0.5
 """Seconds between heartbeats, both ways, and between a process's liveness beacons (`Alive`).
@@ -92,6 +95,19 @@ TYPE_NAME_RE: Final = re.compile(r"(string|integer|number|boolean|object|array|a
 
 @dataclass(frozen=True, slots=True)
 class BrokerConfig:
+    """How a `Broker` binds and what it bounds: every limit with its named default.
+
+    Each field defaults to the module constant of the same name in capitals (`max_payload` to
+    `MAX_PAYLOAD`, one MiB), chosen so that a real plugin never meets them and a runaway one cannot
+    stall the bus for the others. Change them for tests and benchmarks, not for a plugin's sake:
+
+        Broker(BrokerConfig(endpoint="tcp://127.0.0.1:0", max_payload=4096))
+
+    `endpoint` is where to bind (port 0: a free port, read back from `Broker.endpoint`);
+    `heartbeat_interval` and `peer_timeout` are seconds; the rates are per second, and each burst
+    is what may come at once.
+    """
+
     endpoint: str = DEFAULT_ENDPOINT
     heartbeat_interval: float = HEARTBEAT_INTERVAL
     peer_timeout: float = PEER_TIMEOUT

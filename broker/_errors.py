@@ -45,6 +45,7 @@ class IpcNotReadyError(IpcError):
 
     @classmethod
     def for_gate(cls, gate: str, kind: str = "func") -> IpcNotReadyError:
+        """The error for a call to `gate`'s `kind` ("func" or "action"), in the framework's words."""
         what = "method" if kind == "func" else "action"
         return cls(f"IPC {what} {gate} was not registered yet.")
 
@@ -85,6 +86,7 @@ class IpcRefusedError(IpcError):
 
     @classmethod
     def for_caller(cls, gate: str, kind: str, caller: str, callers: frozenset[str]) -> IpcRefusedError:
+        """The error for `caller`, whom `gate` refuses because it answers only `callers`."""
         what = "method" if kind == "func" else "action"
         names = " or ".join(sorted(callers)) or "no process"
         return cls(

@@ -59,9 +59,11 @@ class CallGateProvider:
         self._serving.set_slot(self.name, "action", Slot(handler, self.params, None, _only(callers)))
 
     def unregister_func(self) -> None:
+        """Stop serving this gate's func: a call from now on raises `IpcNotReadyError` for its caller."""
         self._serving.set_slot(self.name, "func", None)
 
     def unregister_action(self) -> None:
+        """Stop serving this gate's action, as `unregister_func` does for the func."""
         self._serving.set_slot(self.name, "action", None)
 
     def send_message(self, *args: object) -> None:
@@ -75,6 +77,7 @@ class CallGateProvider:
 
     @property
     def subscription_count(self) -> int:
+        """How many subscriptions this gate has on the bus, all processes together (no round trip)."""
         info = self._mirror.gate(self.name)
         return 0 if info is None else info.subscriptions
 
@@ -100,16 +103,27 @@ class CallGateSubscriber:
         self._link = link
 
     async def invoke_func(self, *args: object) -> Any:
+        """Call the gate's func with `args` (JSON values) and return what its handler returned.
+
+        Raises `IpcNotReadyError` if no process provides the func, `IpcLengthMismatchError`,
+        `IpcTypeMismatchError` or `IpcValueNullError` if `args` do not fit its declared parameters,
+        `IpcHandlerError` if the handler raised, `IpcPeerLeftError` if its process left before
+        answering, `IpcRefusedError` if the provider does not answer this process or a limit was
+        reached, and `IpcDisconnectedError` without a bus. Cancelling the await gives the call up.
+        """
         return await self._calls.invoke(self.name, "func", args)
 
     async def invoke_action(self, *args: object) -> None:
+        """Call the gate's action with `args` and wait until it ran; it raises as `invoke_func` does."""
         await self._calls.invoke(self.name, "action", args)
 
     def has_function(self) -> bool:
+        """Whether some process provides this gate's func right now (no round trip)."""
         info = self._mirror.gate(self.name)
         return info is not None and info.func is not None
 
     def has_action(self) -> bool:
+        """Whether some process provides this gate's action right now (no round trip)."""
         info = self._mirror.gate(self.name)
         return info is not None and info.action is not None
 
@@ -118,7 +132,13 @@ class CallGateSubscriber:
         await self._link.wait_until(self.has_function if kind == "func" else self.has_action)
 
     def subscribe(self, callback: Handler) -> None:
+        """Call `callback(*args)` (sync or async) for each message sent on this gate from now on.
+
+        The subscription outlives a broker restart. Raises `IpcRefusedError` if this process already
+        holds as many subscriptions as the bus allows.
+        """
         self._subscriptions.subscribe(self.name, callback)
 
     def unsubscribe(self, callback: Handler) -> None:
+        """Stop calling `callback` for this gate's messages; nothing happens if it was not subscribed."""
         self._subscriptions.unsubscribe(self.name, callback)

@@ -71,7 +71,11 @@ _monotonic = time.monotonic
 
 
 class PluginInterface:
-    """One process's connection to the bus, as `IDalamudPluginInterface` is to the framework."""
+    """One process's connection to the bus, as `IDalamudPluginInterface` is to the framework.
+
+    `connect()` makes one and closes it; a process then gets the two sides of any gate from it
+    (`get_ipc_provider`, `get_ipc_subscriber`) and keeps them across broker restarts.
+    """
 
     def __init__(
         self, endpoint: str, name: str, task_group: anyio.abc.TaskGroup, *, connector: Connector = ZMQ
@@ -88,18 +92,22 @@ class PluginInterface:
 
     @property
     def endpoint(self) -> str:
+        """The broker's address this process connects to."""
         return self._link.endpoint
 
     @property
     def name(self) -> str:
+        """This process's InternalName on the bus: its gates are named `<name>.…`."""
         return self._link.name
 
     @property
     def incarnation(self) -> str:
+        """A random id of this connection, so the bus tells a restarted process from the one before."""
         return self._link.incarnation
 
     @property
     def connected(self) -> bool:
+        """Whether the broker has welcomed this process and not been lost since."""
         return self._link.connected
 
     @property
@@ -143,6 +151,7 @@ class PluginInterface:
         return self._mirror.on_peer_change(callback)
 
     async def wait_connected(self) -> None:
+        """Wait until this process is connected again (after a broker restart, say)."""
         await self._link.wait_until(lambda: self._link.connected)
 
     async def wait_until(self, condition: Callable[[], bool]) -> None:
@@ -150,6 +159,7 @@ class PluginInterface:
         await self._link.wait_until(condition)
 
     async def wait_peer_gone(self, name: str) -> None:
+        """Wait until no process named `name` is on the bus."""
         await self._link.wait_until(lambda: not self._mirror.has_peer(name))
 
     def gates(self) -> list[w.GateInfo]:
@@ -157,6 +167,7 @@ class PluginInterface:
         return self._mirror.gates()
 
     def gate(self, name: str) -> w.GateInfo | None:
+        """Gate `name` as this process last heard of it (no round trip), or None if the bus has no such gate."""
         return self._mirror.gate(name)
 
     async def list_gates(self) -> list[w.GateInfo]:
@@ -328,6 +339,7 @@ class PluginInterface:
 
 
 def resolve_endpoint(endpoint: str | None) -> str:
+    """The endpoint to connect to: `endpoint` if given, else $XIVMCP_BUS, else `DEFAULT_ENDPOINT`."""
     return endpoint or os.environ.get(ENV_BUS) or DEFAULT_ENDPOINT
 
 

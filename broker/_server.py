@@ -42,7 +42,17 @@ DRAIN_LIMIT: Final = 256
 
 
 class Broker:
-    """The bus. Binds on construction; `endpoint` is the address actually bound."""
+    """The bus. Binds on construction; `endpoint` is the address actually bound.
+
+    `xivmcp broker` runs one as a process; a test or a tool may run one in a thread of its own:
+
+        bus = Broker(BrokerConfig(endpoint="tcp://127.0.0.1:0")).start_in_thread()
+        async with connect(bus.endpoint, "MyPlugin") as pi: ...
+        bus.close()
+
+    Raises `IpcRefusedError` for an endpoint it may not bind (not loopback, without CURVE and
+    `allow_remote`), and `OSError` if the address cannot be bound (taken, say).
+    """
 
     def __init__(self, config: BrokerConfig | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config or BrokerConfig()
@@ -131,14 +141,17 @@ class Broker:
             items = failed
 
     def stop(self) -> None:
+        """Ask the loop to end after its current turn; safe from any thread, it does not wait."""
         self._stopping = True
 
     def start_in_thread(self) -> Broker:
+        """Run `serve_forever` in a daemon thread and return this broker (for tests and embedding)."""
         self._thread = threading.Thread(target=self.serve_forever, name="xivmcp-broker", daemon=True)
         self._thread.start()
         return self
 
     def join(self, timeout: float | None = None) -> None:
+        """Wait up to `timeout` seconds (None: no limit) for the thread of `start_in_thread` to end."""
         if self._thread is not None:
             self._thread.join(timeout)
 

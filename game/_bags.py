@@ -40,6 +40,8 @@ class MoveItemsArgs(_Args, kw_only=True):
 
 
 class MoveItemsReply(ChangeReply, kw_only=True):
+    """`Game.MoveItems`: what moved from which bag slot to which, and whether two stacks swapped."""
+
     status: str
     """"moved" (onto an empty slot or merged into a stack of the same item) or "swapped"."""
     from_slot: str

@@ -24,6 +24,12 @@ MAX_LEVEL: Final = 100
 
 
 class ClassJob(NamedTuple):
+    """One class or job of the game, as the ClassJob sheet has it: a row of `CLASS_JOBS`.
+
+    `find_class_job("WHM")` is `ClassJob(id=24, abbreviation='WHM', name='white mage', role=4, parent=6,
+    is_job=True, crafter=False)`: White Mage, a healer, grows from Conjurer (6).
+    """
+
     id: int
     abbreviation: str
     name: str
@@ -37,6 +43,7 @@ class ClassJob(NamedTuple):
 
     @property
     def title(self) -> str:
+        """The name as the game shows it: "White Mage"."""
         return " ".join(word[:1].upper() + word[1:] for word in self.name.split(" "))
 
 
@@ -88,6 +95,8 @@ CLASS_JOBS: Final[tuple[ClassJob, ...]] = (
     _row(41, "VPR", "viper", 2, job=True),
     _row(42, "PCT", "pictomancer", 3, job=True),
 )
+"""Every class and job a character levels, in the ClassJob sheet's order (ids 1 to 42): crafters and
+gatherers (role 0) among them. Find one by abbreviation, name or id with `find_class_job`."""
 
 _BY_KEY: Final[dict[str, ClassJob]] = {
     key: row for row in CLASS_JOBS for key in (row.abbreviation.casefold(), row.name, str(row.id))

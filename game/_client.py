@@ -97,7 +97,17 @@ _decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
 
 
 class GameClient(TradeCalls):
-    """The simulated game's gates, one async method each, over a process's bus connection."""
+    """The simulated game's gates, one async method each, over a process's bus connection.
+
+        async with broker.connect(None, "MyPlugin") as pi:
+            game = GameClient(pi)
+            if (await game.player()).moving:
+                await game.stop()
+
+    Every method raises `GameError` with the game's own words when the game refuses (a changing
+    method checks everything before anything changes), and `GameUnavailableError` when no game is
+    on the bus or it left during the call. A changing method returns the changes it recorded.
+    """
 
     def __init__(self, pi: PluginInterface, *, player_key: str | None = None) -> None:
         """`player_key`: the player key itself, for the admin methods (None: a plugin's client, which
@@ -153,24 +163,31 @@ class GameClient(TradeCalls):
     # --- reading ---------------------------------------------------------------------------
 
     async def player(self) -> PlayerReply:
+        """The character, the zone it is in, and whether it is walking."""
         return await self.call(GameGate.GET_PLAYER, PlayerReply)
 
     async def position(self) -> PositionInfo:
+        """Where the character is now (also while walking): zone, world and map coordinates."""
         return await self.call(GameGate.GET_POSITION, PositionReply)
 
     async def inventory(self) -> InventoryReply:
+        """What the bags hold: each item with its count, their total, and where each stack lies."""
         return await self.call(GameGate.GET_INVENTORY, InventoryReply)
 
     async def currencies(self) -> CurrenciesReply:
+        """The character's gil and other currencies."""
         return await self.call(GameGate.GET_CURRENCIES, CurrenciesReply)
 
     async def windows(self) -> list[Window]:
+        """The game windows and Yes/No dialogs open now."""
         return (await self.call(GameGate.GET_WINDOWS, WindowsReply)).windows
 
     async def flag(self) -> MapFlag | None:
+        """The flag on the map, or None if none is placed."""
         return (await self.call(GameGate.GET_FLAG, FlagReply)).flag
 
     async def zones(self) -> list[Zone]:
+        """Every zone of the world: its map, its aetherytes and what stands in it."""
         return (await self.call(GameGate.GET_ZONES, ZonesReply)).zones
 
     async def items(self) -> list[ItemInfo]:
@@ -178,6 +195,7 @@ class GameClient(TradeCalls):
         return (await self.call(GameGate.GET_ITEMS, ItemsReply)).items
 
     async def chat(self, limit: int | None = None) -> list[ChatLine]:
+        """The newest chat lines, oldest first: `limit` of them (default 50, at most what the game keeps)."""
         return (await self.call(GameGate.GET_CHAT, ChatReply, limit=limit)).chat
 
     async def snapshot(self) -> SnapshotReply:
@@ -193,6 +211,7 @@ class GameClient(TradeCalls):
         return (await self.call(GameGate.STATE, StateReply)).world
 
     async def time(self) -> TimeReply:
+        """The game time in seconds, and whether the game runs on the test clock."""
         return await self.call(GameGate.TIME, TimeReply)
 
     async def character_sheet(self) -> SheetReply:
@@ -212,12 +231,15 @@ class GameClient(TradeCalls):
         return await self.call(GameGate.GET_CHARACTERS, CharactersReply)
 
     async def equip_gearset(self, number: int) -> ChangeReply:
+        """Put on gearset `number` (1 to 100, as the Gear Set list numbers it), and its job."""
         return await self.call(GameGate.EQUIP_GEARSET, ChangeReply, number=number)
 
     async def enter_duty(self, territory: int, name: str | None = None) -> ChangeReply:
+        """Enter the duty in zone `territory` (named `name`, default the zone's), as the Duty Finder does."""
         return await self.call(GameGate.ENTER_DUTY, ChangeReply, territory=territory, name=name)
 
     async def leave_duty(self) -> ChangeReply:
+        """Leave the duty, back to where the character entered it; refused in combat or outside a duty."""
         return await self.call(GameGate.LEAVE_DUTY, ChangeReply)
 
     async def travel_to_world(self, world: str) -> ChangeReply:
@@ -227,77 +249,100 @@ class GameClient(TradeCalls):
     # --- moving ----------------------------------------------------------------------------
 
     async def move_to(self, x: float, z: float, y: float | None = None) -> MoveReply:
+        """Walk to the world point (x, z) of the current zone, `y` the height (default: the current one)."""
         return await self.call(GameGate.MOVE_TO, MoveReply, x=x, z=z, y=y)
 
     async def move_to_map(self, x: float, y: float) -> MoveReply:
+        """Walk to map coordinates (x, y) of the current zone, as the in-game map shows them."""
         return await self.call(GameGate.MOVE_TO_MAP, MoveReply, x=x, y=y)
 
     async def stop(self) -> StopReply:
+        """Stop walking where the character is now (`stopped` is False if it was not walking)."""
         return await self.call(GameGate.STOP, StopReply)
 
     async def set_position(
         self, x: float, z: float, y: float | None = None, territory: int | None = None
     ) -> ChangeReply:
+        """Put the character at (x, y, z) at once, in zone `territory` if given."""
         return await self.call(GameGate.SET_POSITION, ChangeReply, x=x, z=z, y=y, territory=territory)
 
     async def teleport(self, aetheryte: str | int) -> ChangeReply:
+        """Teleport to an aetheryte, by name or id: the zone and position change, and it costs gil."""
         return await self.call(GameGate.TELEPORT, ChangeReply, aetheryte=aetheryte)
 
     # --- items and money -------------------------------------------------------------------
 
     async def buy(self, item_id: int, count: int = 1) -> ChangeReply:
+        """Buy `count` of item `item_id` from a vendor, for its price in gil or its currency."""
         return await self.call(GameGate.BUY, ChangeReply, itemId=item_id, count=count)
 
     async def sell(self, item_id: int, count: int = 1) -> ChangeReply:
+        """Sell `count` of item `item_id` to a vendor, for its sell price in gil."""
         return await self.call(GameGate.SELL, ChangeReply, itemId=item_id, count=count)
 
     async def discard(self, item_id: int, count: int = 1) -> ChangeReply:
+        """Throw `count` of item `item_id` away."""
         return await self.call(GameGate.DISCARD, ChangeReply, itemId=item_id, count=count)
 
     async def trade(self, to: str, items: Sequence[TradeItem] = (), gil: int = 0) -> ChangeReply:
+        """Hand `items` and `gil` to the player named `to` in one call (the trade window step by step:
+        `trade_request`)."""
         return await self.call(GameGate.TRADE, ChangeReply, to=to, items=list(items), gil=gil)
 
     # --- vendors, the market board, retainers (`_market`, `_retainers`) ---------------------
 
     async def vendors(self) -> list[Vendor]:
+        """The vendors of the world, with what each sells."""
         return (await self.call(GameGate.GET_VENDORS, VendorsReply)).vendors
 
     async def market(self, item_id: int | None = None) -> list[MarketListing]:
+        """The market board's listings, cheapest first: those of item `item_id`, or all."""
         return (await self.call(GameGate.GET_MARKET, MarketReply, itemId=item_id)).listings
 
     async def retainers(self) -> RetainersReply:
+        """The character's retainers, the one called at the bell, and whether it stands at a bell."""
         return await self.call(GameGate.GET_RETAINERS, RetainersReply)
 
     async def vendor_buy(self, vendor: str, item_id: int, count: int = 1) -> ChangeReply:
+        """Buy `count` of item `item_id` from the vendor named `vendor`, standing at it."""
         return await self.call(GameGate.VENDOR_BUY, ChangeReply, vendor=vendor, itemId=item_id, count=count)
 
     async def open_retainer(self, name: str) -> ChangeReply:
+        """Call the retainer `name` at the summoning bell the character stands at."""
         return await self.call(GameGate.OPEN_RETAINER, ChangeReply, name=name)
 
     async def close_retainer(self) -> ChangeReply:
+        """Dismiss the retainer called at the bell (nothing changes if none is)."""
         return await self.call(GameGate.CLOSE_RETAINER, ChangeReply)
 
     async def retainer_transfer(
         self, item_id: int, count: int = 1, direction: Literal["entrust", "withdraw"] = "entrust"
     ) -> ChangeReply:
+        """Entrust `count` of item `item_id` to the called retainer, or withdraw it back into the bags."""
         gate = GameGate.RETAINER_TRANSFER
         return await self.call(gate, ChangeReply, itemId=item_id, count=count, direction=direction)
 
     async def retainer_sell(self, item_id: int, count: int, price: int) -> ChangeReply:
+        """Put `count` of item `item_id` up for sale on the market board through the called retainer, `price` gil
+        each."""
         return await self.call(GameGate.RETAINER_SELL, ChangeReply, itemId=item_id, count=count, price=price)
 
     # --- chat, windows, login, flag, target, combat ----------------------------------------
 
     async def send_chat(self, text: str, channel: str = "say") -> ChangeReply:
+        """Say `text` on `channel` (say by default): other players see it."""
         return await self.call(GameGate.SEND_CHAT, ChangeReply, text=text, channel=channel)
 
     async def open_window(self, name: str, kind: Literal["window", "yesno"] = "window", text: str = "") -> ChangeReply:
+        """Open the window `name`, or (`kind` "yesno") a Yes/No dialog with `text` waiting for `answer_dialog`."""
         return await self.call(GameGate.OPEN_WINDOW, ChangeReply, name=name, kind=kind, text=text)
 
     async def close_window(self, name: str) -> ChangeReply:
+        """Close the open window `name`."""
         return await self.call(GameGate.CLOSE_WINDOW, ChangeReply, name=name)
 
     async def answer_dialog(self, name: str, yes: bool) -> ChangeReply:
+        """Answer the Yes/No dialog `name` (`yes` or not), which closes it."""
         return await self.call(GameGate.ANSWER_DIALOG, ChangeReply, name=name, yes=yes)
 
     async def interact(self, name: str) -> ChangeReply:
@@ -309,26 +354,33 @@ class GameClient(TradeCalls):
         return await self.call(GameGate.SELECT_MENU, ChangeReply, index=index)
 
     async def login(self, name: str | None = None) -> ChangeReply:
+        """Log in, as the current character or (with `name`) another character of the account."""
         return await self.call(GameGate.LOGIN, ChangeReply, name=name)
 
     async def logout(self) -> ChangeReply:
+        """Log the character out (nothing changes if it is not logged in)."""
         return await self.call(GameGate.LOGOUT, ChangeReply)
 
     async def set_flag(
         self, x: float, y: float, zone: str | None = None, territory: int | None = None, name: str | None = None
     ) -> ChangeReply:
+        """Put the map flag at map coordinates (x, y) of a zone (by name or territory; default the current one)."""
         return await self.call(GameGate.SET_FLAG, ChangeReply, x=x, y=y, zone=zone, territory=territory, name=name)
 
     async def clear_flag(self) -> ChangeReply:
+        """Take the flag off the map."""
         return await self.call(GameGate.CLEAR_FLAG, ChangeReply)
 
     async def set_target(self, name: str | None) -> ChangeReply:
+        """Target the object or character `name`, or clear the target with None."""
         return await self.call(GameGate.SET_TARGET, ChangeReply, name=name)
 
     async def start_combat(self) -> ChangeReply:
+        """Enter combat (what refuses changing gear or leaving a duty until `end_combat`)."""
         return await self.call(GameGate.START_COMBAT, ChangeReply)
 
     async def end_combat(self) -> ChangeReply:
+        """Leave combat."""
         return await self.call(GameGate.END_COMBAT, ChangeReply)
 
     # --- the player's and the tests' controls (the admin gates: the player key only) --------

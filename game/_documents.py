@@ -70,6 +70,8 @@ class MapInfo(_Doc):
 
 
 class Aetheryte(_Doc):
+    """An aetheryte of a zone: a teleport destination, by name or id."""
+
     id: int
     name: str
     position: Vec3
@@ -110,6 +112,8 @@ class WorldObject(_Doc):
 
 
 class Zone(_Doc):
+    """A zone of the world (a territory): its map, its aetherytes, what stands in it, its weather."""
+
     territory: int
     name: str
     map: MapInfo = msgspec.field(default_factory=MapInfo)
@@ -137,6 +141,8 @@ class ItemInfo(_Doc):
 
 
 class InventoryItem(_Doc):
+    """An item in the character's bags, all its stacks counted together."""
+
     item_id: int
     name: str
     count: int
@@ -152,6 +158,8 @@ class BagStack(_Doc):
 
 
 class Currency(_Doc):
+    """A currency other than gil (tomestones, Wolf Marks, MGP, …), and how much of it the character has."""
+
     id: int
     name: str
     count: int
@@ -182,6 +190,8 @@ class MapFlag(_Doc):
 
 
 class ChatLine(_Doc):
+    """A line of chat: its channel, its text, who said it and at what game time (seconds)."""
+
     channel: str
     text: str
     by: str
@@ -199,6 +209,8 @@ class Movement(_Doc):
 
 
 class PlayerInfo(_Doc):
+    """A character of the account: who it is, where it stands, its job, gil, target and combat."""
+
     name: str = "Wuk Lamat"
     world: str = "Ravana"
     world_id: int = 74
@@ -341,6 +353,8 @@ class GameReply(_Doc, omit_defaults=True):
 
 
 class SnapshotReply(_Doc):
+    """`Game.Snapshot`: what XIV MCP can observe now, and the seq of the newest change."""
+
     ok: bool
     snapshot: GameSnapshot
     seq: int
@@ -348,6 +362,8 @@ class SnapshotReply(_Doc):
 
 
 class ChangesReply(_Doc):
+    """`Game.Changes`: the changes after `since` (oldest first), the snapshot now and the newest seq."""
+
     ok: bool
     snapshot: GameSnapshot
     seq: int
@@ -361,6 +377,8 @@ class ChangesReply(_Doc):
 
 
 class PositionInfo(_Doc):
+    """Where the character is: zone, world position, map coordinates, and where it walks to if it does."""
+
     territory: int
     zone: str
     position: Vec3

@@ -31,6 +31,8 @@ class EquipArgs(_Args, kw_only=True):
 
 
 class EquipReply(ChangeReply, kw_only=True):
+    """`Game.Equip`: the slot the item is worn in, and whether it was worn already."""
+
     slot: str
     """The slot it is worn in (`EQUIP_SLOTS`)."""
     already: bool = False

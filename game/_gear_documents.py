@@ -17,6 +17,8 @@ RING: Final = "Ring"
 
 
 class GearInfo(msgspec.Struct, rename="camel", kw_only=True):
+    """A catalog item that is gear: the slot it is worn in, its levels, and who can wear it."""
+
     item_id: int
     slot: str
     """One of the equipped slots (`EQUIP_SLOTS`: "Head", "Body", …), or "Ring" for either ring slot."""

@@ -56,10 +56,14 @@ class VendorBuyArgs(_Args, kw_only=True):
 
 
 class VendorsReply(_Reply, kw_only=True):
+    """`Game.GetVendors`: the vendors of the world, with what each sells."""
+
     vendors: list[Vendor]
 
 
 class MarketReply(_Reply, kw_only=True):
+    """`Game.GetMarket`: the market board's listings, of one item or all."""
+
     listings: list[MarketListing]
     """Cheapest first."""
 

@@ -52,6 +52,8 @@ __all__ = [
 REPLY_BUDGET: Final = 512 * 1024
 """Bytes a reply may have: well under the bus's 1 MiB payload limit, whatever it holds (B7)."""
 CHANGES_LIMIT: Final = MAX_CHANGES
+"""The most changes one `Game.Changes` may ask for (`limit`): as many as the log keeps. A reply
+also stops where its size would pass the bus's limit, and says so (`ChangesReply.more`)."""
 CHANGES_DEFAULT: Final = 1_000
 CHAT_DEFAULT: Final = 50
 

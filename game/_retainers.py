@@ -67,6 +67,8 @@ class RetainerSellArgs(_Args, kw_only=True):
 
 
 class RetainersReply(_Reply, kw_only=True):
+    """`Game.GetRetainers`: the account's retainers, the one called, and whether a bell is in reach."""
+
     retainers: list[Retainer]
     open: str | None
     """The retainer called at the bell, if any."""

@@ -94,6 +94,8 @@ class GameObject(_Doc):
 
 
 class SheetReply(_Reply, kw_only=True):
+    """`Game.GetCharacterSheet`: the current character's sheet, with its class or job and level now."""
+
     sheet: CharacterSheet
     job: str
     """The character's current class or job (`PlayerInfo.job`)."""
@@ -101,11 +103,15 @@ class SheetReply(_Reply, kw_only=True):
 
 
 class PartyReply(_Reply, kw_only=True):
+    """`Game.GetParty`: the other members of the character's party (empty: not in one)."""
+
     members: list[PartyMember]
     """The other members, in the party list's order (the character itself is not among them)."""
 
 
 class ObjectsReply(_Reply, kw_only=True):
+    """`Game.GetObjects`: the object table of the character's zone, where it is, and what it targets."""
+
     territory: int
     position: Vec3
     """Where the character is now."""

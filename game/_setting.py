@@ -40,6 +40,8 @@ SET_PATHS: Final = (
     "target",
     "walk_speed",
 )
+"""The parts of the world `Game.Set` (`GameClient.set`, `xivmcp game set`) sets, by path:
+`inventory.<itemId>` and `currencies.<id>` take the item or currency id, such as `inventory.4554`."""
 MAX_ADVANCE: Final = 366 * 24 * 3600.0
 """The most one AdvanceClock moves the clock: a year."""
 

@@ -54,6 +54,8 @@ class _Doc(msgspec.Struct, rename="camel", kw_only=True):
 
 
 class ClassJobLevel(_Doc):
+    """A class or job's level on the sheet ("WAR" 100), with the experience into it."""
+
     job: str
     """An abbreviation ("WAR") or a name ("Warrior") of the game's classes and jobs."""
     level: int
@@ -78,6 +80,8 @@ class Glamour(_Doc):
 
 
 class EquippedItem(_Doc):
+    """The gear worn in one slot: the item, its levels, its state, materia, dyes and glamour."""
+
     slot: str
     """One of `EQUIP_SLOTS`."""
     item_id: int
@@ -95,6 +99,8 @@ class EquippedItem(_Doc):
 
 
 class Gearset(_Doc):
+    """A saved gearset, numbered as in the game's Gear Set list: its job and the gear it puts on."""
+
     number: int
     """1 to 100, as the Gear Set list numbers it."""
     name: str
@@ -108,6 +114,8 @@ class Gearset(_Doc):
 
 
 class QuestState(_Doc):
+    """An accepted quest and the step it is on."""
+
     quest_id: int
     """The game's quest row id (65536 and up)."""
     name: str
@@ -121,6 +129,8 @@ class QuestState(_Doc):
 
 
 class CharacterSheet(_Doc):
+    """What one character has grown into: classes and jobs, the gear worn, gearsets, quests and allowances."""
+
     content_id: int
     """Whose sheet: a character of the world (the player's, or one of `characters`)."""
     class_jobs: list[ClassJobLevel] = []

@@ -46,6 +46,8 @@ class MarketListing(_Doc):
 
 
 class RetainerItem(_Doc):
+    """Items a retainer holds for the character: one item and its count."""
+
     item_id: int
     name: str
     count: int

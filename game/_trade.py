@@ -61,11 +61,15 @@ class TradeOfferArgs(_Args, kw_only=True):
 
 
 class TradeReply(_Reply, kw_only=True):
+    """`Game.GetTrade`: the trade window, while a trade is open."""
+
     trade: TradeWindow | None
     """The open trade window (None: no trade is open)."""
 
 
 class TradeRequestReply(ChangeReply, kw_only=True):
+    """`Game.TradeRequest`: whether the other player accepted, which opens the trade window."""
+
     accepted: bool
     """Whether the other player accepted: the window is open."""
 

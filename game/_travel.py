@@ -30,6 +30,8 @@ class TravelArgs(_Args, kw_only=True):
 
 
 class CharactersReply(_Reply, kw_only=True):
+    """`Game.GetCharacters`: the account's characters and the public worlds they can visit."""
+
     characters: list[PlayerInfo]
     """The account's characters, the current one first."""
     worlds: list[GameWorld]

@@ -17,6 +17,8 @@ __all__ = ["DutyState", "GameWorld"]
 
 
 class GameWorld(_Doc):
+    """A public world (Ravana, …) and the data centre it belongs to: where a character may travel."""
+
     id: int
     name: str
     data_center: str

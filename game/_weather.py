@@ -46,6 +46,8 @@ class WeatherRate(msgspec.Struct, rename="camel", kw_only=True):
 
 
 class WeatherPeriod(NamedTuple):
+    """One weather period of a zone: from `start` to `end` (game seconds), its weather and the one before."""
+
     start: float
     end: float
     weather: str

@@ -39,8 +39,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
         help="run a plugin against a private system: what XIV MCP would refuse, pause or suspend",
         description="Start a private system (broker, game and host on test clocks), run the plugin, enable it, "
         "allow what it declares, then check each tool: its definition, calls with valid and invalid arguments, "
-        "Cancel of a long-running call. Exit 0: no errors (warnings allowed); 1: errors; 2: the plugin did not "
-        "start or register.",
+        "Cancel of a long-running call.",
+        epilog="Exit codes: 0 no errors (warnings allowed), 1 errors, 2 the plugin did not start or register.",
     )
     p.add_argument("-m", dest="module", metavar="MODULE", help="the plugin is a module, run as `python -m MODULE`")
     p.add_argument(

@@ -63,6 +63,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
         parents=[common],
         help="run the simulated game (InternalName Game), or look at it and change it",
         description="Without an action: run the simulated game on the bus. With one: talk to the running game.",
+        epilog="Exit codes: 0 done, 1 the game refuses (its message on stderr), 2 no game or no bus to talk to.",
     )
     add_game_options(p)
     p.set_defaults(func=cmd_game, finds_system=True)

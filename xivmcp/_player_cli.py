@@ -34,6 +34,7 @@ from gates.player import (
     ApprovalEvent,
     CallReply,
     CallTool,
+    ClearSession,
     Command,
     ConsentPlugin,
     ControlJob,
@@ -160,6 +161,12 @@ _PLAYER_COMMANDS: Final = (
         (_PLUGIN,),
     ),
     _PlayerCommand("lift", "lift a plugin's suspension", lambda a: LiftSuspension(plugin=a.plugin), (_PLUGIN,)),
+    _PlayerCommand(
+        "clear-session",
+        "forget a plugin's \"for this session\" approvals (the window's Clear)",
+        lambda a: ClearSession(plugin=a.plugin),
+        (_PLUGIN,),
+    ),
     _PlayerCommand(
         "mode",
         "set a capability or a tool of a plugin to allow, ask, deny (or default)",

@@ -32,7 +32,12 @@ BUS_SECONDS = 1.5
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("status", parents=[common], help="what runs where: host, bus, MCP endpoint, plugins")
+    p = sub.add_parser(
+        "status",
+        parents=[common],
+        help="what runs where: host, bus, MCP endpoint, plugins",
+        epilog="Exit codes: 0 the host runs and answers, 2 otherwise (each line that is not fine says what to do).",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_status, finds_system=True)
 

@@ -43,6 +43,7 @@ _MODULES: Final = (
     "_bus_cli",
     "_game_cli",
     "_player_cli",
+    "_console_cli",
     "_tools_cli",
     "_connect_cli",
     "_check_cli",
@@ -50,7 +51,8 @@ _MODULES: Final = (
 )
 """The command line's modules, in the order `xivmcp --help` lists their commands."""
 _PLAYER_COMMANDS: Final = (
-    *("plugins", "enable", "consent", "keep-disabled", "lift", "mode", "approvals", "approve", "decline"),
+    *("plugins", "enable", "consent", "keep-disabled", "lift", "clear-session", "mode", "approvals", "approve"),
+    "decline",
     *("audit", "call", "jobs", "job", "modules", "module", "tool", "installed", "install", "uninstall"),
     "advance-clock",
 )
@@ -63,6 +65,7 @@ _COMMANDS: Final[dict[str, str]] = {
     "game": "_game_cli",
     **dict.fromkeys(_PLAYER_COMMANDS, "_player_cli"),
     "tools": "_tools_cli",
+    "console": "_console_cli",
     "connect": "_connect_cli",
     "token": "_connect_cli",
     "check": "_check_cli",

@@ -3,6 +3,7 @@
 It knows nothing of the host, MCP or sockets, and imports nothing else of ``gates``:
 
 * gate names (``XivMcp.<Gate>``, ``<InternalName>.XivMcp.<Gate>``) and signatures (``_names``);
+* what each gate is sent, answers and refuses, for the reference (``_gate_book``);
 * the codes that cross the boundary: states, modes, risks, capability ids (``_codes``);
 * the capability catalog (``_catalog``) and the real host's own tools, by module (``_builtins``);
 * every JSON document as a msgspec ``Struct`` with the wire's field names (``_documents``);
@@ -108,6 +109,7 @@ from ._errors import (
     XivMcpError,
     quote,
 )
+from ._gate_book import GATE_BOOK, OWNER_REFUSALS, GatePage
 from ._manifest import (
     MANIFEST_GATE,
     OFFICIAL_REPO,
@@ -177,6 +179,9 @@ from ._text import (
 
 __all__ = [
     "BIDI_CONTROLS",
+    "GATE_BOOK",
+    "OWNER_REFUSALS",
+    "GatePage",
     "PLUGIN_NAME",
     "check_manifest",
     "MAX_NONCE",

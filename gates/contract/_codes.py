@@ -114,6 +114,8 @@ class JobState(StrEnum):
 
 
 class StepState(StrEnum):
+    """Where one step of a job stands: queued, running, then done, failed, interrupted or skipped."""
+
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"

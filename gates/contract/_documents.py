@@ -203,6 +203,15 @@ InvokeReply = InvokeResult | InvokeError | InvokePending
 
 
 class JobStep(Wire, kw_only=True, omit_defaults=True):
+    """One step of a job: a tool to call with its arguments, run after the steps before it.
+
+    `id` names the step for later steps' placeholders (`{{farm.kills}}` in an argument is the
+    `kills` of step `farm`'s result); without one XIV MCP names it s1, s2, …. `note` is free text
+    kept with the step and reported with it (`JobInfo.steps`).
+
+        JobStep(id="farm", tool="myplugin_farm", args={"minutes": 30})
+    """
+
     id: str = ""
     tool: str
     args: dict[str, Any] = {}

@@ -34,6 +34,7 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
+    from ._desk import PlayerDesk
     from ._host import Host
     from ._running import host_running
     from .base._audit import AUDIT_FILENAME, AuditEntry, AuditKind
@@ -45,6 +46,7 @@ if _typing.TYPE_CHECKING:
     from .jobs._tools import job_summary, job_view
     from .policy._approvals import APPROVAL_TIMEOUT, Approval, ApprovalKind
     from .tools._offer import OfferedTool
+    from .tools._screen_tools import screen_png
 
 _ROOMS: _typing.Final[dict[str, tuple[str, ...]]] = {
     ".policy._approvals": ("APPROVAL_TIMEOUT", "Approval", "ApprovalKind"),
@@ -55,8 +57,10 @@ _ROOMS: _typing.Final[dict[str, tuple[str, ...]]] = {
     ".base._config": ("HostConfig", "HostLimits"),
     ".base._errors": ("ApprovalError", "DependencyError", "SettingError", "StoreError"),
     "._host": ("Host",),
+    "._desk": ("PlayerDesk",),
     ".jobs._tools": ("job_summary", "job_view"),
     ".tools._offer": ("OfferedTool",),
+    ".tools._screen_tools": ("screen_png",),
     "._running": ("host_running",),
 }
 _WHERE: _typing.Final = {name: room for room, names in _ROOMS.items() for name in names}
@@ -89,10 +93,12 @@ __all__ = [
     "HostLimits",
     "ManualClock",
     "OfferedTool",
+    "PlayerDesk",
     "SettingError",
     "StoreError",
     "SystemClock",
     "host_running",
     "job_summary",
     "job_view",
+    "screen_png",
 ]

@@ -9,11 +9,14 @@ and response (`gates.player`), never sent.
 (killed, or gave up), the call is abandoned as an app giving up would: the plugin gets Cancel
 and two minutes to stop (an approval it was waiting for is withdrawn). `approvals` can wait a
 little for one to be asked (`xivmcp approvals --wait SECONDS`), so scripts need not poll.
+
+Long because it is the one table of every player command and its answer (`_answer`); what an
+answer needs beyond a line or two lives beside it (`_plugin_view`, `PlayerActions`, the jobs).
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, TypeVar, cast
 
 import anyio
 import anyio.abc
@@ -41,7 +44,10 @@ from gates.player import (
     CallImage,
     CallReply,
     CallTool,
+    ClearSession,
+    Command,
     ConsentPlugin,
+    ConsoleTicket,
     ControlJob,
     EnablePlugin,
     HostClock,
@@ -61,6 +67,7 @@ from gates.player import (
     ListPlugins,
     ListTools,
     ModulesReport,
+    OpenConsole,
     PendingApproval,
     PlayerCommand,
     PlayerHelloReply,
@@ -72,6 +79,7 @@ from gates.player import (
     SettingChanged,
     SetToolSetting,
     ShowJob,
+    ShowPlugin,
     StatsReport,
     ToolsReport,
     Uninstall,
@@ -83,11 +91,14 @@ from gates.player import (
 from ._call_events import CallEvents
 from ._challenges import Challenges
 from ._host import Host
+from ._plugin_view import plugin_view
 from .base._clock import SystemClock
 from .jobs._runner import FINISHED, LISTED
 from .jobs._tools import job_summary, job_view
 from .policy._approvals import Approval
 from .tools._core_definitions import CORE_TOOLSET, SIMULATOR_TOOLS
+
+R = TypeVar("R", bound=msgspec.Struct)
 
 MAX_NONCE: Final = 128
 """The longest client nonce `XivMcp.PlayerHello` takes."""
@@ -155,6 +166,14 @@ class PlayerDesk:
                     self._running.pop(caller, None)
         # Cancelled by `caller_left`: nobody is there to read a reply.
         return error_reply(f"{caller} left the bus; the command was abandoned.")
+
+    async def answer(self, command: Command[R]) -> R:
+        """One command from this process itself (the web console, which the player proved at its
+        login): its reply, or RefusedError with the message the player reads."""
+        reply = await self._answer(cast(PlayerCommand, command))
+        if not isinstance(reply, command.reply_type):
+            raise TypeError(f"{type(command).__name__} is answered with {type(reply).__name__}")
+        return cast(R, reply)
 
     def _events_to(self, gate: str) -> CallEvents:
         """Events of a call for the caller's own action gate (a process can only be told on its own)."""
@@ -232,6 +251,13 @@ class PlayerDesk:
             case Uninstall():
                 said = self.host.installed.uninstall(command.plugin)
                 return InstalledReport(plugins=self.host.installed.infos(), message=said)
+            case ShowPlugin():
+                return plugin_view(self.host, command.plugin)
+            case ClearSession():
+                return self.host.player.clear_session(command.plugin)
+            case OpenConsole():
+                tickets = self.host.console_tickets
+                return ConsoleTicket(ticket=tickets.issue(), seconds=tickets.lifetime)
         raise AssertionError(f"unhandled player command {command!r}")
 
     def _listed_tools(self) -> list[ListedTool]:
@@ -268,6 +294,7 @@ class PlayerDesk:
                     capabilities=list(a.capabilities),
                     summary=a.summary,
                     seconds_left=None if a.deadline is None else round(a.deadline - now, 1),
+                    critical=a.critical,
                 )
                 for a in self.host.approvals.pending()
             ]

@@ -29,6 +29,7 @@ from .base._clock import Clock, ManualClock, SystemClock
 from .base._config import HostConfig
 from .base._ids import process_tag
 from .base._listeners import Listeners
+from .base._tickets import ConsoleTickets
 from .calls._call_end import CallEnd
 from .calls._call_path import CallPath
 from .calls._effect_watch import EffectWatch
@@ -122,6 +123,7 @@ class Host:
         self.registrations = Registrations(self.registry, self.policies)
         self.reports = PluginReports(self.registry, self.policies, self.registrations, lambda: pi.peers)
         self._changes: Listeners[str | None] = Listeners("host change")
+        self.console_tickets = ConsoleTickets(SystemClock())  # real time: a link's lifetime is no test's business
         self.installed = InstalledPlugins(self._db, lambda: pi.peers)
         # F3: a plugin's tools are listed with its display name, as the gate's refusals name it (F2).
         installed = self.installed
@@ -179,6 +181,7 @@ class Host:
         self.jobs.load()  # J11: what was running comes back paused
         self.core_tools.add_handlers(JobTools(self.jobs).handlers())
         game_tools = GameTools(pi)  # W5, W6, A8: the game tools, their windows and navigation share one GameAccess
+        self.game = game_tools.game  # the console's Game tab reads the same game
         self.core_tools.add_handlers(game_tools.handlers())
         windows = WindowTools(game_tools.game)
         self.core_tools.add_handlers(windows.handlers())

@@ -131,6 +131,15 @@ class PlayerActions:
         self._changed(plugin)
         return self._done(plugin, f"{plugin} is kept disabled: you are not asked again until it registers more.")
 
+    def clear_session(self, plugin: str) -> PluginDecision:
+        """The window's Clear button: forget the plugin's "for this session" approvals."""
+        self._known(plugin)
+        cleared = self._policies.clear_session(plugin)
+        if cleared:
+            self._changed(plugin)
+        said = f"Cleared {cleared} session approval(s) of {plugin}." if cleared else f"{plugin} has none to clear."
+        return self._done(plugin, said, changed=bool(cleared))
+
     def _check_seen(self, plugin: str, shown: Registration, digest: str | None) -> None:
         if digest is None or digest == registration_digest(shown):
             return

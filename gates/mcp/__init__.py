@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typing as _typing
 
+from ._apps import APPS, SERVER_NAME, TOKEN_ENV, configured_in
 from ._settings import (
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
@@ -32,6 +33,10 @@ if _typing.TYPE_CHECKING:
     from ._http import HttpLimits, McpEndpoint, uvicorn_server
 
 __all__ = [
+    "APPS",
+    "SERVER_NAME",
+    "TOKEN_ENV",
+    "configured_in",
     "DEFAULT_HTTP_HOST",
     "DEFAULT_HTTP_PORT",
     "MCP_PATH",

@@ -5,6 +5,9 @@
                   │                                                      JSON responses, both eras
                   └─ a POST whose client goes away: sets its ClientGone, and its calls are cancelled
 
+Beside it, `/console` serves the player's web console (`gates.console`), behind a guard of its own:
+a session from a one-time link, never the MCP token.
+
 It binds the loopback interface only unless `allow_remote_http` says otherwise, and the token is
 `DATA_DIR/token` (see `_settings.py`). uvicorn runs inside the host's task group, without its own
 signal handling: `run_host` starts the endpoint after the gates and closes it before the host.
@@ -30,11 +33,11 @@ from mcp.server.streamable_http_manager import (
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
-from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gates.console import Console
 from gates.host import Host
 
 from ._limits import HttpLimits, bounded_h11
@@ -59,6 +62,8 @@ SHUTDOWN_SECONDS: Final = 3.0
 
 
 _ANY_ADDRESS: Final = ("0.0.0.0", "::")
+_CONSOLE_NAMES: Final = ("127.0.0.1", "localhost", "[::1]")
+"""The console answers only on this machine, whatever address the endpoint binds."""
 
 
 def _origins_and_hosts(bind_host: str, port: int) -> tuple[list[str], list[str]]:
@@ -225,6 +230,7 @@ class McpEndpoint:
     sock: socket.socket
     notifier: Notifier
     scope: anyio.CancelScope
+    console: Console
 
     @classmethod
     async def start(cls, host: Host, config: McpSettings, task_group: anyio.abc.TaskGroup) -> McpEndpoint:
@@ -244,25 +250,30 @@ class McpEndpoint:
             security_settings=_security(config.http_host, hosts, origins),
             session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
         )
-        app = Starlette(
-            routes=[Route(MCP_PATH, StreamableHTTPASGIApp(manager))],
-            middleware=[
-                Middleware(
-                    _Guard,
-                    token=None if config.auth_disabled else token,
-                    origins=origins,
-                    sessions=notifier.sessions,
-                )
-            ],
-            lifespan=lambda _: manager.run(),
+        guarded = _Guard(
+            StreamableHTTPASGIApp(manager),
+            token=None if config.auth_disabled else token,
+            origins=origins,
+            sessions=notifier.sessions,
         )
+        url = mcp_url(config.http_host, port)
+        console = Console(
+            host,
+            task_group,
+            port=port,
+            hosts=[f"{name}:{port}" for name in _CONSOLE_NAMES],
+            origins=[f"http://{name}:{port}" for name in _CONSOLE_NAMES],
+            mcp_url=url,
+        )
+        # The console has its own guard (session cookie, CSRF): the MCP token never opens it.
+        app = Starlette(routes=[Route(MCP_PATH, guarded), console.route], lifespan=lambda _: manager.run())
         server = uvicorn_server(app, lifespan="on")
         try:
             await server.startup(sockets=[sock])
         except BaseException:
             sock.close()
             raise
-        endpoint = cls(mcp_url(config.http_host, port), server, sock, notifier, anyio.CancelScope())
+        endpoint = cls(url, server, sock, notifier, anyio.CancelScope(), console)
         await task_group.start(endpoint._notify)
         return endpoint
 
@@ -277,6 +288,7 @@ class McpEndpoint:
             for listener in self.server.servers:
                 listener.close()
             self.notifier.close()  # 2026-07-28 listen streams end gracefully
+            self.console.close()  # and the console pages' event streams
             self.scope.cancel()
             await self.server.lifespan.shutdown()  # the session manager ends every session
             await self.server.shutdown(sockets=[self.sock])

@@ -27,7 +27,19 @@ from ._auth import (
     new_nonce,
     player_mac,
 )
-from ._cards import Awaits, InstalledReport, ModuleCard, ModulesReport, ModuleTool, PluginCard, PluginsReport, ToolCard
+from ._cards import (
+    Awaits,
+    ConsentedTool,
+    InstalledReport,
+    ModuleCard,
+    ModulesReport,
+    ModuleTool,
+    PluginCard,
+    PluginsReport,
+    PluginView,
+    ToolCard,
+    ToolView,
+)
 from ._client import NotYourHostError, PlayerClient, PlayerError, read_player_key
 from ._events import ApprovalEvent, CallEvent, ProgressEvent, decode_call_event
 from ._protocol import (
@@ -38,6 +50,7 @@ from ._protocol import (
     AdvanceClock,
     AnswerApproval,
     CallTool,
+    ClearSession,
     Command,
     ConsentPlugin,
     ControlJob,
@@ -52,6 +65,7 @@ from ._protocol import (
     ListModules,
     ListPlugins,
     ListTools,
+    OpenConsole,
     PlayerCommand,
     ReadAudit,
     ResetForTests,
@@ -59,6 +73,7 @@ from ._protocol import (
     SetModule,
     SetToolSetting,
     ShowJob,
+    ShowPlugin,
     Uninstall,
     decode_player_command,
 )
@@ -69,6 +84,7 @@ from ._replies import (
     AuditReport,
     CallImage,
     CallReply,
+    ConsoleTicket,
     HostClock,
     HostReset,
     JobControlled,
@@ -84,6 +100,13 @@ from ._replies import (
 )
 
 __all__ = [
+    "ToolView",
+    "ShowPlugin",
+    "PluginView",
+    "OpenConsole",
+    "ConsoleTicket",
+    "ConsentedTool",
+    "ClearSession",
     "Install",
     "InstalledReport",
     "ListInstalled",

@@ -7,16 +7,19 @@ the kit's `Player`), and the MCP front shows the plugins' cards as `xiv://cache/
 
 from __future__ import annotations
 
-from gates.contract import CapabilityMode, InstalledInfo, Mode, PluginState, Wire
+from gates.contract import CapabilityMode, DependencyEntry, InstalledInfo, Mode, PluginState, Wire
 
 __all__ = [
     "Awaits",
     "ModuleCard",
     "ModuleTool",
     "ModulesReport",
+    "ConsentedTool",
     "PluginCard",
+    "PluginView",
     "PluginsReport",
     "ToolCard",
+    "ToolView",
 ]
 
 
@@ -102,3 +105,43 @@ class InstalledReport(Wire, kw_only=True):
     plugins: list[InstalledInfo]
     message: str | None = None
     """What `install` or `uninstall` did, in a sentence."""
+
+
+class ToolView(Wire, kw_only=True):
+    """One tool of a plugin as the assistant sees it (its description), with its mode now."""
+
+    name: str
+    description: str
+    read_only: bool
+    destructive: bool
+    capabilities: list[str]
+    """The acting capabilities (without ``read_game``)."""
+    mode: Mode
+    """What a call of it gets now."""
+    setting: Mode | None = None
+    """Its own setting (`xivmcp mode PLUGIN TOOL MODE`); None: it follows its capabilities."""
+    new: bool = False
+    """Not in the registration the player consented to (or its capabilities changed since)."""
+
+
+class ConsentedTool(Wire, kw_only=True):
+    """One tool of the registration the player last consented to, with its capabilities then."""
+
+    name: str
+    capabilities: list[str]
+
+
+class PluginView(Wire, kw_only=True):
+    """One plugin's whole card, as the console's Third-party plugins tab shows it: the card, the
+    names Dalamud knows it by, its tools with their descriptions, what it was consented to (to
+    review what is new side by side) and its dependencies with their install hints."""
+
+    card: PluginCard
+    display_name: str
+    version: str | None
+    tools: list[ToolView]
+    consented: list[ConsentedTool]
+    """Empty until the player first enabled the plugin."""
+    dependencies: list[DependencyEntry]
+    session_approvals: int = 0
+    """How many "for this session" answers the player gave it (the window's Clear button forgets them)."""

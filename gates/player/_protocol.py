@@ -17,12 +17,13 @@ import msgspec
 
 from gates.contract import PLAYER_KEY_FILE, Answer, DocumentDecoder, JobReply, Wire
 
-from ._cards import InstalledReport, ModulesReport, PluginsReport
+from ._cards import InstalledReport, ModulesReport, PluginsReport, PluginView
 from ._replies import (
     ApprovalAnswer,
     ApprovalsReport,
     AuditReport,
     CallReply,
+    ConsoleTicket,
     HostClock,
     HostReset,
     JobControlled,
@@ -42,6 +43,7 @@ __all__ = [
     "AdvanceClock",
     "AnswerApproval",
     "CallTool",
+    "ClearSession",
     "Command",
     "ConsentPlugin",
     "ControlJob",
@@ -56,6 +58,7 @@ __all__ = [
     "ListModules",
     "ListPlugins",
     "ListTools",
+    "OpenConsole",
     "PlayerCommand",
     "ReadAudit",
     "ResetForTests",
@@ -63,6 +66,7 @@ __all__ = [
     "SetModule",
     "SetToolSetting",
     "ShowJob",
+    "ShowPlugin",
     "Uninstall",
     "decode_player_command",
 ]
@@ -106,6 +110,22 @@ class EnablePlugin(Command[PluginDecision], tag="enable"):
     plugin: str
     digest: str
     """The registration digest the player was shown (`plugins`): a registration that grew since is refused."""
+
+
+class ShowPlugin(Command[PluginView], tag="plugin"):
+    """One plugin's whole card: tools with descriptions, what it was consented to, dependencies."""
+
+    plugin: str
+
+
+class ClearSession(Command[PluginDecision], tag="clear_session"):
+    """Forget the plugin's "for this session" approvals (the window's Clear button)."""
+
+    plugin: str
+
+
+class OpenConsole(Command[ConsoleTicket], tag="console"):
+    """A one-time ticket for the web console's login link (`xivmcp console`)."""
 
 
 class KeepDisabled(Command[PluginDecision], tag="keep_disabled"):
@@ -253,6 +273,9 @@ PlayerCommand = (
     | ListInstalled
     | Install
     | Uninstall
+    | ShowPlugin
+    | ClearSession
+    | OpenConsole
 )
 
 _PLAYER_COMMAND: Final[DocumentDecoder[Any]] = DocumentDecoder(

@@ -66,6 +66,9 @@ class PendingApproval(Wire, kw_only=True):
     summary: str
     seconds_left: float | None
     """Before the window declines by itself (on the host's clock), or None if it never does."""
+    critical: bool = False
+    """Asked every time (a critical capability, a trade): only "approve once" and "decline" are
+    offered, as the real window offers nothing to remember."""
 
 
 class ApprovalsReport(Wire, kw_only=True):
@@ -202,3 +205,11 @@ class ToolsReport(Wire, kw_only=True):
     """`xivmcp tools`: the tools the assistant is offered now, by name, as tools/list lists them."""
 
     tools: list[ListedTool]
+
+
+class ConsoleTicket(Wire, kw_only=True):
+    """`xivmcp console`: a one-time ticket for the console's login link (`/console/login?ticket=…`)."""
+
+    ticket: str
+    seconds: float
+    """How long the ticket works (real seconds); it works once."""

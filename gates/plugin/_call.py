@@ -46,13 +46,26 @@ class CallCancelledError(Exception):
 
 
 class McpCall:
-    """One call of a long-running tool."""
+    """One call of a long-running tool: its arguments, and the way to XIV MCP while it runs.
+
+    A long-running tool gets it as its first parameter. It reports progress to the job log, waits
+    without missing a cancellation, and asks the player to approve an action the tool declared:
+
+        async def myplugin_restock(call: McpCall, count: int = 10) -> Restocked:
+            call.progress("walking to the vendor")
+            await call.sleep(2)  # raises CallCancelledError if the call is cancelled meanwhile
+            if not await call.request_approval("spend_gil", f"Buy {count} Hi-Potion for {count * 600:,} gil"):
+                raise McpToolError("The player declined the purchase; nothing was bought.")
+    """
 
     def __init__(self, client: _CallHost, call_id: str, tool: str, args: dict[str, Any]) -> None:
         self._client = client
         self.id = call_id
+        """XIV MCP's id of the call (what `.Cancel` names)."""
         self.tool = tool
+        """The tool's name."""
         self.args = args
+        """The arguments as XIV MCP sent them (JSON values, before binding to the parameters)."""
         self.cancelled = anyio.Event()
         """Set when the job is paused or cancelled, the app gives up, or XIV MCP is disposing."""
 
@@ -61,6 +74,7 @@ class McpCall:
         self._client.queue_progress(self.id, text)
 
     def raise_if_cancelled(self) -> None:
+        """Raise `CallCancelledError` if the call was cancelled: check it between steps of long work."""
         if self.cancelled.is_set():
             raise CallCancelledError("Cancelled.")
 

@@ -9,7 +9,8 @@
 It provides `<InternalName>.XivMcp.Invoke` and `.Cancel` (for XIV MCP alone), registers every tool whenever XIV
 MCP says `Ready` (so again after each host restart), stops running calls on `Disposing`, and
 turns a handler's `McpToolError` into its message and any other exception into
-"TypeName: message". It works whether or not the host is running.
+"TypeName: message". It works whether or not the host is running. The module is long because it
+is one class, as `XivMcpClient.cs` is: its registration, calls and progress share the client's state.
 """
 
 from __future__ import annotations
@@ -75,7 +76,11 @@ class _Tool:
 
 
 class XivMcpClient(JobsMixin):
-    """A plugin's connection to XIV MCP over the bus."""
+    """A plugin's connection to XIV MCP over the bus, with tools from `ToolDefinition`s and handlers.
+
+    `Plugin` builds one from its functions; use it directly for code ported from C#. Use it as
+    `async with XivMcpClient("MyPlugin") as mcp:`; it raises what `broker.connect` raises.
+    """
 
     def __init__(
         self,
@@ -161,6 +166,7 @@ class XivMcpClient(JobsMixin):
 
     @property
     def pi(self) -> PluginInterface:
+        """The client's connection to the bus; raises `RuntimeError` outside `async with`."""
         if self._pi is None:
             raise RuntimeError("Use the client inside `async with XivMcpClient(...)`.")
         return self._pi
@@ -204,6 +210,7 @@ class XivMcpClient(JobsMixin):
             self._tg.start_soon(self._register_one, tool)
 
     async def remove_tool(self, name: str) -> bool:
+        """Stop offering tool `name`; whether XIV MCP had it (False while XIV MCP is unavailable)."""
         self._tools.pop(name, None)
         if not self.is_available:
             return False
@@ -236,6 +243,7 @@ class XivMcpClient(JobsMixin):
         return Mode(reply.get("mode", "deny"))
 
     async def state(self) -> str:
+        """Your plugin's state in XIV MCP (`enabled`, `undecided`, …), or `unavailable` without it."""
         status = await self.get_status()
         return UNAVAILABLE if status is None else PluginState(status.state).value
 
@@ -304,6 +312,7 @@ class XivMcpClient(JobsMixin):
             hook(message)
 
     async def host_call(self, gate: str, *args: str) -> dict[str, Any]:
+        """Call one of XIV MCP's gates and decode its JSON reply; raises `HostReplyError` with its refusal."""
         text = await self.pi.get_ipc_subscriber(gate).invoke_func(*args)
         return decode_host_reply(text, dict[str, Any])
 
@@ -379,6 +388,7 @@ class XivMcpClient(JobsMixin):
             call.cancelled.set()
 
     def queue_progress(self, call_id: str, text: str) -> None:
+        """Queue a progress line for call `call_id` (what `McpCall.progress` does); never waits."""
         if self._progress_send is not None:
             try:
                 self._progress_send.send_nowait((call_id, text))

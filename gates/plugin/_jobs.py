@@ -38,6 +38,7 @@ class JobsMixin:
         return decode_host_reply(text, JobReply).job
 
     async def get_job(self: _Client, job_id: str) -> JobInfo:
+        """The job `job_id` as it stands now: its state, each step's result and the log's tail."""
         text = await self.pi.get_ipc_subscriber(Gate.GET_JOB).invoke_func(job_id)
         return decode_host_reply(text, JobReply).job
 

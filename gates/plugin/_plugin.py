@@ -66,7 +66,21 @@ class ToolOutcome:
 
 
 class Plugin:
-    """A plugin's tools, declared from functions; one `XivMcpClient` serves them while connected."""
+    """A plugin's tools, declared from functions; one `XivMcpClient` serves them while connected.
+
+    `internal_name` is the plugin's InternalName on the bus (letters, digits and `_`, starting with a
+    letter): its gates are `<internal_name>.XivMcp.Invoke` and `.Cancel`, and the player enables it
+    by this name. Tools are declared with the decorators, then the plugin runs as a process:
+
+        plugin = Plugin("MyPlugin", display_name="My Plugin", version="1.2.0")
+
+        @plugin.tool(read_only=True)
+        def myplugin_status() -> Status:
+            \"\"\"Whom My Plugin follows right now, if anyone.\"\"\"
+
+        if __name__ == "__main__":
+            plugin.run()
+    """
 
     def __init__(
         self,
@@ -104,7 +118,13 @@ class Plugin:
 
         `read_only=True` for a tool that changes nothing, else `capabilities` (ids of the catalog,
         such as "game_ui") say what it does; `destructive=True` marks what cannot be undone.
+        `name` is the tool's name (default: the function's, in snake_case): 3 to 64 characters a-z,
+        0-9 and _, prefixed with the plugin's name, as `myplugin_status`. The description and each
+        argument's come from the docstring, the input schema from the parameters' annotations, the
+        output schema from the return annotation.
         `function` is there only to refuse ``@plugin.tool`` without parentheses, with what to write.
+
+        Raises `ToolDeclarationError`, at import, naming the function and what to write instead.
         """
         if function is not None:
             _refuse_bare(function, "tool")
@@ -122,8 +142,15 @@ class Plugin:
         """Declare a tool that may take long: ``async def tool(call: McpCall, ...)``; returns it unchanged.
 
         XIV MCP gets ``{"pending": true}`` at once and the result when the coroutine returns; the
-        call reports progress, asks for approvals and sees cancellation through `call`.
+        call reports progress, asks for approvals and sees cancellation through `call`. The other
+        arguments are those of `tool`, and so is the `ToolDeclarationError` a mistake raises.
         `function` is there only to refuse ``@plugin.long_running_tool`` without parentheses.
+
+            @plugin.long_running_tool(capabilities=["move_character"])
+            async def myplugin_patrol(call: McpCall, laps: int = 3) -> Patrolled:
+                for lap in range(laps):
+                    call.progress(f"lap {lap + 1} of {laps}")
+                    await call.sleep(30)   # raises CallCancelledError when the call is cancelled
         """
         if function is not None:
             _refuse_bare(function, "long_running_tool")

@@ -109,6 +109,7 @@ class Process:
 
     @property
     def pid(self) -> int:
+        """The child's process id."""
         return self.popen.pid
 
     @property
@@ -169,6 +170,7 @@ class Process:
             return ""
 
     def send_signal(self, sig: int) -> None:
+        """Send signal `sig` (`signal.SIGSTOP` to freeze it, say) if the child still runs; else nothing."""
         if self.popen.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 self.popen.send_signal(sig)

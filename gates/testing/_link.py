@@ -34,17 +34,22 @@ CALL_WAIT: Final = 30.0
 class Link(Protocol):
     """How an async kit object runs work on the loop its client belongs to."""
 
-    async def run(self, work: Callable[[], Awaitable[T]]) -> T: ...
+    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Await `work()` on the client's loop and return its result (or raise what it raised)."""
+        ...
 
 
 class DirectLink:
     """The client belongs to the caller's own loop: the work is awaited where it is."""
 
     async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Await `work()` here, in the caller's task."""
         return await work()
 
 
 DIRECT: Final = DirectLink()
+"""The link of a kit object on a connection of your own, in your own loop: `Player(..., link=DIRECT)`
+awaits each call where it is made. The kit objects default to it."""
 
 
 class PortalLink:
@@ -54,6 +59,7 @@ class PortalLink:
         self._portal = portal
 
     async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run `work()` on the kit's loop and wait for it in a worker thread; cancelling returns at once."""
         # abandon_on_cancel: a test that gives up returns at once; the work itself is bounded on
         # the kit's loop (`bounded`), so it ends there soon after.
         return await anyio.to_thread.run_sync(lambda: self._portal.call(_awaited, work), abandon_on_cancel=True)

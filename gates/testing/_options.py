@@ -45,6 +45,7 @@ class SystemOptions:
         return self.test_clock
 
     def host_args(self) -> tuple[str, ...]:
+        """The `xivmcp host` options these options ask for."""
         return (
             *(["--auto-enable"] if self.auto_enable else []),
             *(["--test-clock"] if self.test_clock else []),
@@ -52,6 +53,7 @@ class SystemOptions:
         )
 
     def game_args(self) -> tuple[str, ...]:
+        """The `xivmcp game` options these options ask for."""
         world = ["--world", str(self.world)] if self.world is not None else []
         return (*(["--test-clock"] if self.test_clock else []), *world)
 

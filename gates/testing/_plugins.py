@@ -65,6 +65,7 @@ class PluginProcess:
 
     @property
     def pid(self) -> int:
+        """The process id of the plugin's process (the new one after `restart`)."""
         return self.process.pid
 
     @property

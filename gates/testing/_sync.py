@@ -38,6 +38,7 @@ class BackgroundCall(Generic[T]):
 
     @property
     def done(self) -> bool:
+        """Whether the call has ended (with a result, an exception, or cancelled); never waits."""
         return self._future.done()
 
     def result(self, within: float = CALL_WAIT) -> T:

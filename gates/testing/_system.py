@@ -85,6 +85,7 @@ class PrivateSystem:
 
     @property
     def mcp_url(self) -> str:
+        """The host's MCP endpoint (``http://127.0.0.1:PORT/mcp``), what an AI app connects to."""
         return self.harness.mcp_url
 
     @property
@@ -104,6 +105,7 @@ class PrivateSystem:
 
     @property
     def loop(self) -> KitLoop:
+        """The kit's event loop, where its connections live; raises `RuntimeError` before `start()`."""
         if self._loop is None:
             raise RuntimeError("The system is not started: call start() (or use it as a context manager) first.")
         return self._loop
@@ -201,6 +203,7 @@ class SharedSystems:
         return system
 
     def close(self) -> None:
+        """Stop every system started so far (the pytest plugin does it at the session's end)."""
         for system in self._systems.values():
             system.close()
         self._systems.clear()

@@ -26,7 +26,7 @@ from ._job_definitions import object_schema
 from ._reading_definitions import whole_number
 from ._screen_picture import Marker, Screen, ShownWindow, draw, fit_width, png
 
-__all__ = ["SCREEN_DEFINITIONS", "SCREEN_OUTPUT_SCHEMAS", "ScreenTools"]
+__all__ = ["SCREEN_DEFINITIONS", "SCREEN_OUTPUT_SCHEMAS", "ScreenTools", "screen_png"]
 
 AREAS: Final = ("game", "xivmcp", "overlay")
 CAPTIONS: Final = {"game": "The game screen.", "xivmcp": "The XIV MCP window.", "overlay": "The activity overlay."}
@@ -132,3 +132,9 @@ class ScreenTools:
             flag=(flag.x, flag.y) if flag is not None and flag.territory == zone.territory else None,
             windows=windows,
         )
+
+
+async def screen_png(game: GameAccess) -> bytes:
+    """The simulated game window as a PNG, as take_screenshot would capture it now (the console's
+    Game tab shows it to the player; nothing is audited, as the player looking at their screen)."""
+    return png(draw(await ScreenTools(game).screen()))
