@@ -35,6 +35,7 @@ from gates.player import (
     AuditLine,
     CallReply,
     CallTool,
+    ClearSession,
     Command,
     ConsentPlugin,
     ControlJob,
@@ -164,6 +165,10 @@ class Player:
     async def lift(self, plugin: str) -> PluginDecision:
         """`xivmcp lift PLUGIN`: lift a suspension (only the player can)."""
         return await self._send(LiftSuspension(plugin=plugin))
+
+    async def clear_session(self, plugin: str) -> PluginDecision:
+        """`xivmcp clear-session PLUGIN`: forget its "for this session" approvals (the window's Clear)."""
+        return await self._send(ClearSession(plugin=plugin))
 
     async def mode(self, plugin: str, target: str, mode: str) -> ModeDecision:
         """`xivmcp mode PLUGIN TARGET MODE`: a capability id or one of its tools to allow, ask, deny or default."""

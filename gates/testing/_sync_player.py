@@ -64,6 +64,10 @@ class SyncPlayer:
         """`xivmcp lift PLUGIN`."""
         return self._loop.call(lambda: self._player.lift(plugin))
 
+    def clear_session(self, plugin: str) -> PluginDecision:
+        """`xivmcp clear-session PLUGIN`."""
+        return self._loop.call(lambda: self._player.clear_session(plugin))
+
     def mode(self, plugin: str, target: str, mode: str) -> ModeDecision:
         """`xivmcp mode PLUGIN TARGET MODE`."""
         return self._loop.call(lambda: self._player.mode(plugin, target, mode))

@@ -13,6 +13,7 @@ from gates.player import (
     AdvanceClock,
     AnswerApproval,
     CallTool,
+    ClearSession,
     Command,
     ConsentPlugin,
     ControlJob,
@@ -27,6 +28,7 @@ from gates.player import (
     ListModules,
     ListPlugins,
     ListTools,
+    OpenConsole,
     PlayerClient,
     PlayerCommand,
     ReadAudit,
@@ -35,6 +37,8 @@ from gates.player import (
     SetModule,
     SetToolSetting,
     ShowJob,
+    ShowPlugin,
+    ShowPlugins,
     Uninstall,
 )
 
@@ -78,6 +82,10 @@ async def test_every_player_command_is_answered_with_its_reply_type(tmp_path: Pa
             Install(plugin="OtherPlugin", name="Other Plugin", version="1.0.0"),
             ListInstalled(),
             Uninstall(plugin="OtherPlugin"),
+            ShowPlugin(plugin="TestPeer"),
+            ShowPlugins(),
+            ClearSession(plugin="TestPeer"),
+            OpenConsole(),
         ):
             await send(command)
         async with anyio.create_task_group() as tg:

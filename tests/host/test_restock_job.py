@@ -1,9 +1,10 @@
-"""The README's sample job "Restock, then store" end to end on the default world, all real processes
+"""The jobs guide's sample job "Restock, then store" end to end on the default world, all real processes
 (J2, J6, J9, A8): walk to the vendor, buy, walk to the bell, call the retainer, hand the items over,
 each step's result feeding the next. With AutoRetainer processing retainers at the bell, the
 retainer step fails with the real host's words and the job is pending until it is retried.
 
-The job is the one the README starts (read from it), so the README cannot drift from what is tested.
+The job is the one the jobs guide starts (read from docs/guides/jobs.md), so the page cannot drift
+from what is tested.
 vnavmesh is the test's own peer (tests/host/plugins/game_peers.py); the walks end when the test
 moves the game's clock.
 """
@@ -35,13 +36,13 @@ def shops(system: XivMcpSystem) -> Iterator[XivMcpSystem]:
     yield start_game_allowing(system, "game_navigation", "market", "items_retainers")
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guides" / "jobs.md"
 
 
 def restock_job() -> dict[str, Any]:
-    """The job the README's `xivmcp call start_job` line starts."""
-    found = re.search(r"^xivmcp call start_job '(\{\"name\": \"Restock, then store\".*)'$", README.read_text(), re.M)
-    assert found is not None, "the README no longer starts the job Restock, then store"
+    """The job the jobs guide's `xivmcp call start_job` line starts."""
+    found = re.search(r"^xivmcp call start_job '(\{\"name\": \"Restock, then store\".*)'$", GUIDE.read_text(), re.M)
+    assert found is not None, "docs/guides/jobs.md no longer starts the job Restock, then store"
     job: dict[str, Any] = json.loads(found[1])
     return job
 
