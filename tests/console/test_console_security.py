@@ -161,6 +161,7 @@ def test_a_session_opens_the_page(system: ConsoleSystem, http: httpx2.Client, lo
 
 
 def test_a_ticket_works_once(system: ConsoleSystem, http: httpx2.Client) -> None:
+    # SPEC: C2
     link = system.console_link()
     first = http.get(link)
     assert first.status_code == 303 and first.headers["location"] == "/console/"
@@ -171,6 +172,7 @@ def test_a_ticket_works_once(system: ConsoleSystem, http: httpx2.Client) -> None
 
 
 def test_a_made_up_ticket_is_refused(system: ConsoleSystem, http: httpx2.Client) -> None:
+    # SPEC: C2
     for ticket in ("made-up-ticket", ""):
         answer = http.get("/console/login", params={"ticket": ticket})
         assert answer.status_code == 403 and "Run `xivmcp console --open` for a new one." in answer.text
@@ -183,6 +185,7 @@ FOREIGN_ORIGIN = "A change to XIV MCP must come from the console's own page (its
 def test_a_foreign_origin_is_refused_even_with_session_and_csrf(
     system: ConsoleSystem, http: httpx2.Client, login: Login
 ) -> None:
+    # SPEC: C2
     for origin in ("http://evil.example", f"http://evil.example:{port_of(system)}", "null"):
         answer = act(system, http, with_session(system, login, origin=origin, **{"x-csrf-token": login.csrf}))
         assert answer.status_code == 403 and FOREIGN_ORIGIN in answer.text, (origin, answer.text)
@@ -191,6 +194,7 @@ def test_a_foreign_origin_is_refused_even_with_session_and_csrf(
 
 
 def test_a_post_without_origin_is_refused(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
+    # SPEC: C2
     answer = act(system, http, with_session(system, login, **{"x-csrf-token": login.csrf}))
     assert answer.status_code == 403 and FOREIGN_ORIGIN in answer.text
 
@@ -199,6 +203,7 @@ NOT_FROM_PAGE = "This change did not come from your console page: reload it."
 
 
 def test_a_missing_or_wrong_csrf_token_is_refused(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
+    # SPEC: C2
     origin = origin_of(system)
     missing = act(system, http, with_session(system, login, origin=origin))
     wrong_header = act(system, http, with_session(system, login, origin=origin, **{"x-csrf-token": "x" + login.csrf}))
@@ -211,17 +216,20 @@ def test_a_missing_or_wrong_csrf_token_is_refused(system: ConsoleSystem, http: h
 
 
 def test_another_sessions_csrf_token_is_refused(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
+    # SPEC: C2
     other = log_in(system, http)
     answer = act(system, http, with_session(system, login, origin=origin_of(system), **{"x-csrf-token": other.csrf}))
     assert answer.status_code == 403 and NOT_FROM_PAGE in answer.text
 
 
 def test_the_mcp_token_is_no_session_cookie(system: ConsoleSystem, http: httpx2.Client) -> None:
+    # SPEC: S5
     answer = http.get("/console/", headers={"cookie": f"{cookie_name(port_of(system))}={system.token}"})
     assert answer.status_code == 401 and NOT_LOGGED_IN in answer.text
 
 
 def test_the_mcp_token_is_refused_even_with_a_session(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
+    # SPEC: S5
     for value in (f"Bearer {system.token}", "Bearer whatever"):
         answer = http.get("/console/", headers=with_session(system, login, authorization=value))
         assert answer.status_code == 403
@@ -346,6 +354,7 @@ def assert_escaped(html: str) -> None:
 
 
 def test_plugin_text_is_escaped(system: ConsoleSystem, http: httpx2.Client, login: Login, html_plugin: Process) -> None:
+    # SPEC: S3
     page = http.get("/console/", params={"tab": "plugins"}, headers=with_session(system, login))
     assert page.status_code == 200 and f'data-plugin="{PLUGIN}"' in page.text
     assert_escaped(page.text)
@@ -356,6 +365,7 @@ def test_plugin_text_is_escaped(system: ConsoleSystem, http: httpx2.Client, logi
 def test_an_approval_summary_is_escaped(
     system: ConsoleSystem, http: httpx2.Client, login: Login, html_plugin: Process
 ) -> None:
+    # SPEC: S3
     call = background_call(system, "htmlplugin_buy")
     try:
         before = waiting_approval(system)  # spend_gil asks before the call
@@ -392,6 +402,7 @@ def show_plugin(system: ConsoleSystem, plugin: str) -> Any:
 
 
 def test_xivmcp_console_prints_a_link_that_works_once(system: ConsoleSystem, http: httpx2.Client) -> None:
+    # SPEC: C2
     out = system.xivmcp("console").stdout.splitlines()
     assert out[0].startswith(f"{system.base}/console/login?ticket=")
     assert out[1] == "(works once, for 120 s; `xivmcp console` gives a new one)"

@@ -125,6 +125,7 @@ def test_a_session_is_seen_when_made(monotonic: FakeMonotonic) -> None:
 
 
 def test_a_ticket_is_good_once() -> None:
+    # SPEC: C2
     tickets = ConsoleTickets(ManualClock())
     ticket = tickets.issue()
     assert len(ticket) >= 40
@@ -367,6 +368,7 @@ def common(csrf: str = "tok") -> dict[str, Any]:
 
 
 def test_the_plugins_template_escapes_plugin_text() -> None:
+    # SPEC: S3
     view = view_of(
         PluginState.SUSPENDED,
         description=f"Reads {SCRIPT} and {IMAGE}",
