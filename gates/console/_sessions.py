@@ -35,7 +35,8 @@ class ConsoleSession:
 
     id: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
-    seen: float = field(default_factory=time.monotonic)
+    seen: float = field(default_factory=lambda: time.monotonic())
+    """When it was last used; read through `time.monotonic` at each use, as `Sessions.find` reads it."""
 
     def csrf_matches(self, sent: str | None) -> bool:
         return sent is not None and hmac.compare_digest(sent.encode(), self.csrf.encode())
