@@ -31,7 +31,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Final
+from typing import IO, Final, Self
 
 import anyio.to_thread
 
@@ -232,7 +232,7 @@ class XivMcpSystem:
         self.token = ""
         self.procs: list[Process] = []
 
-    def __enter__(self) -> XivMcpSystem:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
