@@ -13,6 +13,7 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -35,8 +36,8 @@ class ConsoleSession:
 
     id: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
-    seen: float = field(default_factory=lambda: time.monotonic())
-    """When it was last used; read through `time.monotonic` at each use, as `Sessions.find` reads it."""
+    seen: float = 0.0
+    """When it was last used, on the clock of its `Sessions`."""
 
     def csrf_matches(self, sent: str | None) -> bool:
         return sent is not None and hmac.compare_digest(sent.encode(), self.csrf.encode())
@@ -45,13 +46,16 @@ class ConsoleSession:
 class Sessions:
     """The logged-in browsers, by cookie value, on a real monotonic clock."""
 
-    def __init__(self, *, limit: int = MAX_SESSIONS, idle: float = SESSION_IDLE) -> None:
+    def __init__(
+        self, *, limit: int = MAX_SESSIONS, idle: float = SESSION_IDLE, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._limit = limit
         self._idle = idle
+        self._clock = clock
         self._open: OrderedDict[str, ConsoleSession] = OrderedDict()
 
     def start(self) -> ConsoleSession:
-        session = ConsoleSession()
+        session = ConsoleSession(seen=self._clock())
         self._open[session.id] = session
         while len(self._open) > self._limit:
             self._open.popitem(last=False)
@@ -64,7 +68,7 @@ class Sessions:
         session = next((s for key, s in self._open.items() if hmac.compare_digest(key.encode(), cookie.encode())), None)
         if session is None:
             return None
-        now = time.monotonic()
+        now = self._clock()
         if now - session.seen > self._idle:
             del self._open[session.id]
             return None

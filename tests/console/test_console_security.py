@@ -359,7 +359,10 @@ def test_plugin_text_is_escaped(system: ConsoleSystem, http: httpx2.Client, logi
     assert page.status_code == 200 and f'data-plugin="{PLUGIN}"' in page.text
     assert_escaped(page.text)
     assert "Html &lt;script&gt;alert(1)&lt;/script&gt;" in page.text  # the display name, as text
-    assert "Buys &lt;script&gt;alert(1)&lt;/script&gt; with gil" in page.text  # the tool's description
+    tools = http.get(f"/console/plugin/{PLUGIN}/tools/spend_gil", headers=with_session(system, login))
+    assert tools.status_code == 200  # a capability row's tools, as the page fetches them when it is opened
+    assert_escaped(tools.text)
+    assert "Buys &lt;script&gt;alert(1)&lt;/script&gt; with gil" in tools.text  # the tool's description
 
 
 def test_an_approval_summary_is_escaped(

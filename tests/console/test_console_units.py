@@ -10,7 +10,7 @@ import pytest
 
 from gates.console._actions import ACTIONS, command_of
 from gates.console._panels import capability_rows, review_text, state_line
-from gates.console._sessions import MAX_SESSIONS, SESSION_IDLE, ConsoleSession, Sessions
+from gates.console._sessions import MAX_SESSIONS, SESSION_IDLE, Sessions
 from gates.console._views import templates
 from gates.contract import (
     Answer,
@@ -46,7 +46,8 @@ from gates.player import (
 
 
 class FakeMonotonic:
-    """`time.monotonic` as the test sets it."""
+    """A monotonic clock as the test sets it (given to `Sessions`: patching `time.monotonic` itself
+    would move the clock of every thread of this test process too)."""
 
     def __init__(self) -> None:
         self.now = 0.0
@@ -56,10 +57,9 @@ class FakeMonotonic:
 
 
 @pytest.fixture
-def monotonic(monkeypatch: pytest.MonkeyPatch) -> FakeMonotonic:
+def monotonic() -> FakeMonotonic:
     fake = FakeMonotonic()
     fake.now = time.monotonic()
-    monkeypatch.setattr(time, "monotonic", fake)
     return fake
 
 
@@ -86,7 +86,7 @@ def test_sessions_are_random_and_their_csrf_tokens_differ() -> None:
 
 
 def test_past_the_limit_the_session_idle_longest_goes(monotonic: FakeMonotonic) -> None:
-    sessions = Sessions(limit=3)
+    sessions = Sessions(limit=3, clock=monotonic)
     a, b, c = sessions.start(), sessions.start(), sessions.start()
     monotonic.now += 1
     assert sessions.find(a.id) is a  # a was seen now: b is the one idle longest
@@ -104,7 +104,7 @@ def test_the_default_limit_is_max_sessions() -> None:
 
 
 def test_an_idle_session_expires_and_a_used_one_does_not(monotonic: FakeMonotonic) -> None:
-    sessions = Sessions()
+    sessions = Sessions(clock=monotonic)
     used, idle = sessions.start(), sessions.start()
     for _ in range(3):  # each request moves the used one's idle time on
         monotonic.now += SESSION_IDLE * 0.6
@@ -118,7 +118,7 @@ def test_an_idle_session_expires_and_a_used_one_does_not(monotonic: FakeMonotoni
 
 
 def test_a_session_is_seen_when_made(monotonic: FakeMonotonic) -> None:
-    assert ConsoleSession().seen == monotonic.now
+    assert Sessions(clock=monotonic).start().seen == monotonic.now
 
 
 # --- tickets -------------------------------------------------------------------------------------
@@ -389,11 +389,19 @@ def test_the_plugins_template_escapes_plugin_text() -> None:
         )
     )
     assert SCRIPT not in html and IMAGE not in html and "<script>x" not in html
-    assert "Reads &lt;script&gt;alert(1)&lt;/script&gt; and &lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in html
     assert "Evil &lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "Suspended: it did &lt;img" in html
     assert "New tools: &lt;script&gt;alert(1)&lt;/script&gt;." in html
     assert 'value="&#34;&gt;&lt;script&gt;x&lt;/script&gt;"' in html  # an attribute cannot be broken out of
+
+
+def test_a_rows_tools_template_escapes_their_descriptions() -> None:
+    # SPEC: S3
+    view = view_of(PluginState.ENABLED, description=f"Reads {SCRIPT} and {IMAGE}")
+    [row, *_] = [r for r in capability_rows(view) if r.tools]
+    html = templates().get_template("tools.html").render(row=row, name="P", **common())
+    assert SCRIPT not in html and IMAGE not in html
+    assert "Reads &lt;script&gt;alert(1)&lt;/script&gt; and &lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in html
 
 
 def test_every_template_and_a_string_template_autoescape() -> None:
