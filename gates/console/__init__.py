@@ -19,6 +19,7 @@ It lives in the host's process and knows the host; it knows no bus socket (the h
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import anyio.abc
@@ -48,13 +49,17 @@ class Console:
         hosts: list[str],
         origins: list[str],
         mcp_url: str,
+        apps: Callable[[], list[tuple[str, bool, float]]] = list,
     ) -> None:
+        """`apps` tells which AI apps have an MCP session now (name, listening, seconds since their
+        last request), for the Connect tab."""
         self.sessions = Sessions()
         self.hub = LiveHub(host)
         self.cookie = cookie_name(port)
         self.views = ConsoleViews(
             host, PlayerDesk(host, task_group), self.sessions, self.hub, cookie=self.cookie, mcp_url=mcp_url
         )
+        self.views.panels.apps = apps
         guarded = ConsoleGuard(
             Router(routes=self.views.routes()),
             sessions=self.sessions,

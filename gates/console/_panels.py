@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -164,6 +164,8 @@ class Panels:
         self.desk = desk
         self.mcp_url = mcp_url
         self.started = time.time()
+        self.apps: Callable[[], list[tuple[str, bool, float]]] = list
+        """The AI apps with an MCP session now (the endpoint's; none when there is no endpoint)."""
         self.last_self_test: Any = None
         """The result of the last self-test run from the Info tab (run_self_test's)."""
 
@@ -225,7 +227,15 @@ class Panels:
                     "configured": [str(p) for p in configured_in(paths(), self.mcp_url)],
                 }
             )
-        return {"url": self.mcp_url, "apps": apps, "token_file": self.host.config.data_dir / "token"}
+        connected = [
+            {"name": name, "listening": listening, "ago": _ago(seconds)} for name, listening, seconds in self.apps()
+        ]
+        return {
+            "url": self.mcp_url,
+            "apps": apps,
+            "connected": connected,
+            "token_file": self.host.config.data_dir / "token",
+        }
 
     async def _info(self, _: Mapping[str, str]) -> dict[str, Any]:
         config = self.host.config
@@ -239,6 +249,15 @@ class Panels:
             "test_clock": config.test_clock,
             "self_test": self.last_self_test,
         }
+
+
+def _ago(seconds: float) -> str:
+    """`just now`, `{n} min ago`, `{n} h ago`: the game window's words for a client's last request."""
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    return f"{int(seconds // 3600)} h ago"
 
 
 @functools.cache

@@ -264,6 +264,7 @@ class McpEndpoint:
             hosts=[f"{name}:{port}" for name in _CONSOLE_NAMES],
             origins=[f"http://{name}:{port}" for name in _CONSOLE_NAMES],
             mcp_url=url,
+            apps=notifier.sessions.clients,
         )
         # The console has its own guard (session cookie, CSRF): the MCP token never opens it.
         app = Starlette(routes=[Route(MCP_PATH, guarded), console.route], lifespan=lambda _: manager.run())

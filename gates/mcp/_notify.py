@@ -89,6 +89,21 @@ class Sessions:
             self._entry(sid).session = ctx.session
         return await call_next(ctx)
 
+    def clients(self) -> list[tuple[str, bool, float]]:
+        """The AI apps with a session now: (name and version as the app gave them, whether it listens
+        for notifications, seconds since its last request), the latest first. Apps of the
+        2026-07-28 era have no session and are not listed."""
+        now = time.monotonic()
+        found = []
+        for entry in self._by_id.values():
+            params = None if entry.session is None else entry.session.client_params
+            if params is None:
+                continue
+            info = params.client_info
+            name = f"{info.name} {info.version}".strip()
+            found.append((name, entry.streams > 0, now - entry.last_seen))
+        return sorted(found, key=lambda client: client[2])
+
     def stream_opened(self, sid: str) -> None:
         self._entry(sid).streams += 1
 

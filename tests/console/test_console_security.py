@@ -21,8 +21,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import anyio.to_thread
 import httpx2
+import mcp
 import pytest
+from mcp.client.streamable_http import streamable_http_client
 from starlette.responses import PlainTextResponse
 from starlette.types import Message, Receive, Scope, Send
 
@@ -507,3 +510,27 @@ async def test_the_guard_refuses_a_client_on_another_machine() -> None:
         status, _, body = await get(client)
         assert (status, body) == (200, "inside"), client
     assert reached == ["/", "/"]
+
+
+# --- the Connect tab ------------------------------------------------------------------------------
+
+
+def test_the_connect_tab_names_an_app_with_a_session(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
+    def connected() -> str:
+        page = http.get("/console/panel/connect", headers=with_session(system, login))
+        assert page.status_code == 200
+        return page.text
+
+    assert "Not connected yet." in connected()
+
+    async def with_an_app() -> str:
+        headers = {"Authorization": f"Bearer {system.token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=WAIT) as client,
+            mcp.Client(streamable_http_client(system.mcp_url, http_client=client), mode="legacy") as app,
+        ):
+            await app.list_tools()
+            return await anyio.to_thread.run_sync(connected)
+
+    text = anyio.run(with_an_app)
+    assert "Connected: <strong>mcp" in text and "last request just now" in text
