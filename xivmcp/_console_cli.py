@@ -8,12 +8,15 @@ bus, as every player command does, so only this user gets in; the MCP token neve
 from __future__ import annotations
 
 import argparse
+import html
+import urllib.parse
 import webbrowser
 from pathlib import Path
 
 import msgspec
 
 from gates.contract import read_runtime
+from gates.datadir import write_secret
 from gates.player import ConsoleTicket, OpenConsole
 
 from ._common import print_err
@@ -31,9 +34,29 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], common
 
 
 def console_link(mcp_url: str, ticket: str) -> str:
-    """The login link beside the MCP endpoint (`http://127.0.0.1:8765/mcp` → `…/console/login?ticket=…`)."""
-    base, _, _ = mcp_url.rstrip("/").rpartition("/")
-    return f"{base}/console/login?ticket={ticket}"
+    """The login link on this machine's loopback address, at the MCP endpoint's port
+    (`http://0.0.0.0:8765/mcp` → `http://127.0.0.1:8765/console/login?ticket=…`): the console answers
+    only there, whatever address the endpoint binds."""
+    port = urllib.parse.urlsplit(mcp_url).port
+    return f"http://127.0.0.1:{port}/console/login?ticket={ticket}"
+
+
+OPENER_FILE = "console-open.html"
+"""In the data dir: the page `--open` gives the browser, which goes on to the link."""
+
+
+def _opener(data_dir: Path, link: str) -> Path:
+    """An owner-only page that sends the browser on to `link`. The browser is started with this
+    file's path, not the link: a program's arguments are visible to every user of the machine
+    (`ps`, /proc), and the ticket in the link is good for one login (as Jupyter opens its own)."""
+    path = data_dir / OPENER_FILE
+    quoted = html.escape(link, quote=True)
+    write_secret(
+        path,
+        f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={quoted}">'
+        f'<title>XIV MCP console</title><p><a href="{quoted}">Open the XIV MCP console</a></p>\n',
+    )
+    return path
 
 
 def cmd_console(args: argparse.Namespace) -> int:
@@ -56,7 +79,7 @@ def cmd_console(args: argparse.Namespace) -> int:
             print(link)
             print(f"(works once, for {reply.seconds:.0f} s; `xivmcp console` gives a new one)")
         if args.open:
-            opened.append(webbrowser.open(link))
+            opened.append(webbrowser.open(_opener(Path(args.data_dir), link).as_uri()))
 
     code = send_command(args, build=lambda _: OpenConsole(), show=show)
     if code == 0 and args.open and not any(opened):

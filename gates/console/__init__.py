@@ -19,6 +19,7 @@ It lives in the host's process and knows the host; it knows no bus socket (the h
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import Final
 
@@ -56,8 +57,16 @@ class Console:
         self.sessions = Sessions()
         self.hub = LiveHub(host)
         self.cookie = cookie_name(port)
+        self.base = f"{CONSOLE_PATH}/{secrets.token_urlsafe(16)}"
+        """Where the pages are: a key drawn at each start (see `_views`), the session cookie's path."""
         self.views = ConsoleViews(
-            host, PlayerDesk(host, task_group), self.sessions, self.hub, cookie=self.cookie, mcp_url=mcp_url
+            host,
+            PlayerDesk(host, task_group),
+            self.sessions,
+            self.hub,
+            cookie=self.cookie,
+            mcp_url=mcp_url,
+            base=self.base,
         )
         self.views.panels.apps = apps
         guarded = ConsoleGuard(

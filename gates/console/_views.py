@@ -1,16 +1,23 @@
 """The console's pages and actions: Starlette routes under `/console`, behind `ConsoleGuard`.
 
-    GET  /console/                 the whole page, one tab (`?tab=plugins`)
-    GET  /console/login?ticket=…   one-time link (`xivmcp console`) → session cookie → /console/
-    GET  /console/panel/{tab}      one tab's panel (what the page fetches when the host changes)
-    GET  /console/approvals        the approval windows waiting
-    GET  /console/plugin/{p}/tools/{capability}   one capability row's tools (fetched when opened)
-    GET  /console/events           server-sent events: which panels changed (`LiveHub`)
-    GET  /console/game.png         the simulated game window, drawn now
+    GET  /console/login?ticket=…   one-time link (`xivmcp console`) → session cookie → BASE/
     GET  /console/static/…         the page's script, style and htmx (vendored, no CDN)
-    POST /console/act/{action}     one of the player's commands (`_actions.ACTIONS`)
-    POST /console/self-test        XIV MCP's self-test, as run_self_test runs it
-    POST /console/logout
+
+and under BASE, `/console/` and a random key the host draws at start (`Console.base`):
+
+    GET  BASE/                     the whole page, one tab (`?tab=plugins`)
+    GET  BASE/panel/{tab}          one tab's panel (what the page fetches when the host changes)
+    GET  BASE/approvals            the approval windows waiting
+    GET  BASE/plugin/{p}/tools/{capability}   one capability row's tools (fetched when opened)
+    GET  BASE/events               server-sent events: which panels changed (`LiveHub`)
+    GET  BASE/game.png             the simulated game window, drawn now
+    POST BASE/act/{action}         one of the player's commands (`_actions.ACTIONS`)
+    POST BASE/self-test            XIV MCP's self-test, as run_self_test runs it
+    POST BASE/logout
+
+The session cookie's path is BASE. Browsers send a cookie to every port of a host, so without the
+key a page another local user serves on 127.0.0.1:OTHER_PORT could have the player's browser send
+it the cookie of `/console`; it cannot name a path it does not know.
 
 A change answers htmx with the panel it changed (and the host's message); without script, a
 plain form post is answered with a redirect back to its tab.
@@ -76,8 +83,18 @@ class ConsoleViews:
     """The route handlers, over one host, its desk, the sessions and the live hub."""
 
     def __init__(
-        self, host: Host, desk: PlayerDesk, sessions: Sessions, hub: LiveHub, *, cookie: str, mcp_url: str
+        self,
+        host: Host,
+        desk: PlayerDesk,
+        sessions: Sessions,
+        hub: LiveHub,
+        *,
+        cookie: str,
+        mcp_url: str,
+        base: str,
     ) -> None:
+        self.base = base
+        """Where the pages are (`/console/KEY`): the session cookie's path."""
         self.host = host
         self.desk = desk
         self.sessions = sessions
@@ -87,9 +104,17 @@ class ConsoleViews:
         self.env = templates()
 
     def routes(self) -> list[Route | Mount]:
+        """The routes under `/console`: the login and the static files, then the pages under the key."""
+        key = self.base.rsplit("/", 1)[1]
+        return [
+            Route("/login", self.login),
+            Mount("/static", StaticFiles(directory=STATIC_DIR)),
+            Mount(f"/{key}", routes=self.page_routes()),
+        ]
+
+    def page_routes(self) -> list[Route]:
         return [
             Route("/", self.page),
-            Route("/login", self.login),
             Route("/panel/{tab}", self.panel),
             Route("/approvals", self.approvals),
             Route("/plugin/{plugin}/tools/{capability}", self.plugin_tools),
@@ -98,7 +123,6 @@ class ConsoleViews:
             Route("/act/{action}", self.act, methods=["POST"]),
             Route("/self-test", self.self_test, methods=["POST"]),
             Route("/logout", self.logout, methods=["POST"]),
-            Mount("/static", StaticFiles(directory=STATIC_DIR)),
         ]
 
     # --- rendering -------------------------------------------------------------------------
@@ -128,6 +152,7 @@ class ConsoleViews:
             "now_ms": _now_ms(),
             "version": version(),
             "mcp_url": self.panels.mcp_url,
+            "base": self.base,
         }
 
     async def _panel_response(self, request: Request, tab: str, query: dict[str, str]) -> HTMLResponse:
@@ -154,8 +179,8 @@ class ConsoleViews:
                 message="This console link was used already or is too old. Run `xivmcp console --open` for a new one.",
             )
         session = self.sessions.start()
-        response = RedirectResponse("/console/", status_code=303)
-        response.set_cookie(self.cookie, session.id, httponly=True, samesite="strict", path="/console")
+        response = RedirectResponse(f"{self.base}/", status_code=303)
+        response.set_cookie(self.cookie, session.id, httponly=True, samesite="strict", path=self.base)
         return response
 
     async def panel(self, request: Request) -> Response:
@@ -241,7 +266,7 @@ class ConsoleViews:
         tab = form.get("tab", DEFAULT_TAB)
         if "hx-request" not in request.headers:  # a plain form: back to its tab, with what was said
             target = tab if tab in _TAB_NAMES else DEFAULT_TAB
-            return RedirectResponse("/console/?" + urlencode({"tab": target, "said": said}), status_code=303)
+            return RedirectResponse(f"{self.base}/?" + urlencode({"tab": target, "said": said}), status_code=303)
         if tab == "approvals":
             answer: HTMLResponse = await self.approvals(request)
         else:
@@ -258,7 +283,7 @@ class ConsoleViews:
             return form
         self.sessions.end(session_of(request.scope))
         response = self.render("refused.html", message="Logged out. `xivmcp console --open` logs in again.")
-        response.delete_cookie(self.cookie, path="/console")
+        response.delete_cookie(self.cookie, path=self.base)
         return response
 
 

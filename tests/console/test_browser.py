@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 
@@ -71,17 +72,19 @@ def test_login_through_the_one_time_link(system: ConsoleSystem, browser: WebDriv
     link = system.console_link()
     browser.get(link)
     wait_for(browser, lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live", "the live feed")
-    assert browser.current_url == f"{system.base}/console/"  # a clean address: the ticket is gone from it
+    # A clean address, the ticket gone from it: /console/ and the key of this host's pages.
+    assert re.fullmatch(rf"{re.escape(system.base)}/console/[\w-]{{20,}}/", browser.current_url), browser.current_url
     cookie = next(c for c in browser.get_cookies() if c["name"].startswith("xivmcp_console_"))
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    pages = browser.current_url
     browser.get(link)  # each link works once
     assert "used already" in browser.find_element(By.TAG_NAME, "body").text
-
+    browser.get(pages)  # the session stays
 
 def test_a_plugin_registers_and_its_card_appears(
     system: ConsoleSystem, browser: WebDriver, plugins: dict[str, Process]
 ) -> None:
-    browser.get(f"{system.base}/console/?tab=plugins")
+    browser.get(browser.current_url.split("?")[0] + "?tab=plugins")
     wait_for(browser, lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live", "the live feed")
     assert not browser.find_elements(By.CSS_SELECTOR, 'article[data-plugin="MyPlugin"]')
     plugins["MyPlugin"] = system.start_plugin("plugins_sample.myplugin")

@@ -11,6 +11,9 @@ the player runs them.
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,10 +50,12 @@ IMAGE = "<img src=x onerror=alert(1)>"
 
 @dataclass(frozen=True)
 class Login:
-    """A logged-in browser: its session cookie and the CSRF token its page carries."""
+    """A logged-in browser: its session cookie, the CSRF token its page carries, and where the
+    pages are (`/console/KEY`: the login's redirect says it)."""
 
     cookie: str
     csrf: str
+    base: str
 
 
 def port_of(system: ConsoleSystem) -> int:
@@ -77,10 +82,11 @@ def log_in(system: ConsoleSystem, http: httpx2.Client) -> Login:
     answer = http.get(system.console_link())
     assert answer.status_code == 303, answer.text
     cookie = answer.cookies[name]
-    page = http.get("/console/", headers={"cookie": f"{name}={cookie}"})
+    base = answer.headers["location"].removesuffix("/")
+    page = http.get(f"{base}/", headers={"cookie": f"{name}={cookie}"})
     assert page.status_code == 200, page.text
     csrf = json.loads(_body_attrs(page.text)["hx-headers"] or "{}")["X-CSRF-Token"]
-    return Login(cookie=cookie, csrf=csrf)
+    return Login(cookie=cookie, csrf=csrf, base=base)
 
 
 @pytest.fixture(scope="module")
@@ -93,16 +99,16 @@ def with_session(system: ConsoleSystem, login: Login, **headers: str) -> dict[st
 
 
 def act(
-    system: ConsoleSystem, http: httpx2.Client, headers: dict[str, str], form: dict[str, str] | None = None
+    login: Login, http: httpx2.Client, headers: dict[str, str], form: dict[str, str] | None = None
 ) -> httpx2.Response:
-    """`POST /console/act/clear_session` for a plugin nobody has: the host refuses it politely (a 303
+    """`POST BASE/act/clear_session` for a plugin nobody has: the host refuses it politely (a 303
     back to the page, saying so) once the request got through the console's guard."""
-    return http.post("/console/act/clear_session", data={"plugin": "Nobody", **(form or {})}, headers=headers)
+    return http.post(f"{login.base}/act/clear_session", data={"plugin": "Nobody", **(form or {})}, headers=headers)
 
 
-def passed(answer: httpx2.Response) -> bool:
+def passed(login: Login, answer: httpx2.Response) -> bool:
     """Whether a change got through the guard and the CSRF check (the host's answer: back to the page)."""
-    return answer.status_code == 303 and answer.headers["location"].startswith("/console/?tab=")
+    return answer.status_code == 303 and answer.headers["location"].startswith(f"{login.base}/?tab=")
 
 
 # --- the page's HTML, read as a browser reads it ---------------------------------------------
@@ -159,7 +165,7 @@ def test_no_cookie_is_refused_with_401(system: ConsoleSystem, http: httpx2.Clien
 
 
 def test_a_session_opens_the_page(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
-    answer = http.get("/console/", headers=with_session(system, login))
+    answer = http.get(f"{login.base}/", headers=with_session(system, login))
     assert answer.status_code == 200 and "XIV MCP" in answer.text
 
 
@@ -167,7 +173,7 @@ def test_a_ticket_works_once(system: ConsoleSystem, http: httpx2.Client) -> None
     # SPEC: C2
     link = system.console_link()
     first = http.get(link)
-    assert first.status_code == 303 and first.headers["location"] == "/console/"
+    assert first.status_code == 303 and re.fullmatch(r"/console/[\w-]{20,}/", first.headers["location"])
     second = http.get(link)
     assert second.status_code == 403
     assert "used already or is too old. Run `xivmcp console --open` for a new one." in second.text
@@ -190,15 +196,15 @@ def test_a_foreign_origin_is_refused_even_with_session_and_csrf(
 ) -> None:
     # SPEC: C2
     for origin in ("http://evil.example", f"http://evil.example:{port_of(system)}", "null"):
-        answer = act(system, http, with_session(system, login, origin=origin, **{"x-csrf-token": login.csrf}))
+        answer = act(login, http, with_session(system, login, origin=origin, **{"x-csrf-token": login.csrf}))
         assert answer.status_code == 403 and FOREIGN_ORIGIN in answer.text, (origin, answer.text)
-    same = act(system, http, with_session(system, login, origin=origin_of(system), **{"x-csrf-token": login.csrf}))
-    assert passed(same), same.text
+    same = act(login, http, with_session(system, login, origin=origin_of(system), **{"x-csrf-token": login.csrf}))
+    assert passed(login, same), same.text
 
 
 def test_a_post_without_origin_is_refused(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
     # SPEC: C2
-    answer = act(system, http, with_session(system, login, **{"x-csrf-token": login.csrf}))
+    answer = act(login, http, with_session(system, login, **{"x-csrf-token": login.csrf}))
     assert answer.status_code == 403 and FOREIGN_ORIGIN in answer.text
 
 
@@ -208,20 +214,20 @@ NOT_FROM_PAGE = "This change did not come from your console page: reload it."
 def test_a_missing_or_wrong_csrf_token_is_refused(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
     # SPEC: C2
     origin = origin_of(system)
-    missing = act(system, http, with_session(system, login, origin=origin))
-    wrong_header = act(system, http, with_session(system, login, origin=origin, **{"x-csrf-token": "x" + login.csrf}))
-    wrong_field = act(system, http, with_session(system, login, origin=origin), {"csrf": login.csrf[:-1]})
+    missing = act(login, http, with_session(system, login, origin=origin))
+    wrong_header = act(login, http, with_session(system, login, origin=origin, **{"x-csrf-token": "x" + login.csrf}))
+    wrong_field = act(login, http, with_session(system, login, origin=origin), {"csrf": login.csrf[:-1]})
     for answer in (missing, wrong_header, wrong_field):
         assert answer.status_code == 403 and NOT_FROM_PAGE in answer.text, answer.text
     # The same requests with the session's token pass, as a header (htmx) or a field (a plain form).
-    assert passed(act(system, http, with_session(system, login, origin=origin, **{"x-csrf-token": login.csrf})))
-    assert passed(act(system, http, with_session(system, login, origin=origin), {"csrf": login.csrf}))
+    assert passed(login, act(login, http, with_session(system, login, origin=origin, **{"x-csrf-token": login.csrf})))
+    assert passed(login, act(login, http, with_session(system, login, origin=origin), {"csrf": login.csrf}))
 
 
 def test_another_sessions_csrf_token_is_refused(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
     # SPEC: C2
     other = log_in(system, http)
-    answer = act(system, http, with_session(system, login, origin=origin_of(system), **{"x-csrf-token": other.csrf}))
+    answer = act(login, http, with_session(system, login, origin=origin_of(system), **{"x-csrf-token": other.csrf}))
     assert answer.status_code == 403 and NOT_FROM_PAGE in answer.text
 
 
@@ -234,21 +240,21 @@ def test_the_mcp_token_is_no_session_cookie(system: ConsoleSystem, http: httpx2.
 def test_the_mcp_token_is_refused_even_with_a_session(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
     # SPEC: S5
     for value in (f"Bearer {system.token}", "Bearer whatever"):
-        answer = http.get("/console/", headers=with_session(system, login, authorization=value))
+        answer = http.get(f"{login.base}/", headers=with_session(system, login, authorization=value))
         assert answer.status_code == 403
         assert "The console does not take the assistant's token" in answer.text
         assert "open it with the link `xivmcp console` prints." in answer.text
-    assert http.get("/console/", headers=with_session(system, login)).status_code == 200
+    assert http.get(f"{login.base}/", headers=with_session(system, login)).status_code == 200
 
 
 def test_a_rebinding_host_header_is_refused_with_421(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
     port = port_of(system)
     for host in (f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}"):
-        answer = http.get("/console/", headers=with_session(system, login, host=host))
+        answer = http.get(f"{login.base}/", headers=with_session(system, login, host=host))
         assert answer.status_code == 421, (host, answer.status_code)
         assert "Open the console at the address `xivmcp console` prints" in answer.text
     for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
-        assert http.get("/console/", headers=with_session(system, login, host=host)).status_code == 200, host
+        assert http.get(f"{login.base}/", headers=with_session(system, login, host=host)).status_code == 200, host
 
 
 # --- what every response carries ----------------------------------------------------------------
@@ -260,16 +266,16 @@ def test_every_console_response_has_the_security_headers(
     assert SECURITY_HEADERS["content-security-policy"].startswith("default-src 'self'; frame-ancestors 'none'")
     session = with_session(system, login)
     answers = {
-        "page": http.get("/console/", headers=session),
-        "panel": http.get("/console/panel/plugins", headers=session),
-        "no tab": http.get("/console/panel/nothing", headers=session),
+        "page": http.get(f"{login.base}/", headers=session),
+        "panel": http.get(f"{login.base}/panel/plugins", headers=session),
+        "no tab": http.get(f"{login.base}/panel/nothing", headers=session),
         "static": http.get("/console/static/console.js"),
         "login": http.get(system.console_link()),
         "used ticket": http.get("/console/login", params={"ticket": "made-up"}),
         "no cookie": http.get("/console/"),
-        "no origin": http.post("/console/act/enable", headers=session),
-        "no csrf": act(system, http, with_session(system, login, origin=origin_of(system))),
-        "bearer": http.get("/console/", headers=with_session(system, login, authorization="Bearer x")),
+        "no origin": http.post(f"{login.base}/act/enable", headers=session),
+        "no csrf": act(login, http, with_session(system, login, origin=origin_of(system))),
+        "bearer": http.get(f"{login.base}/", headers=with_session(system, login, authorization="Bearer x")),
         "rebinding": http.get("/console/", headers={"host": "evil.example"}),
     }
     assert answers["page"].status_code == 200 and answers["static"].status_code == 200
@@ -292,13 +298,13 @@ def test_the_session_cookie_is_httponly_strict_and_for_the_console_only(
     attributes = {part.strip().split("=")[0].lower(): part.strip() for part in rest.split(";")[1:]}
     assert "httponly" in attributes
     assert attributes["samesite"].lower() == "samesite=strict"
-    assert attributes["path"] == "Path=/console"
+    assert re.fullmatch(r"Path=/console/[\w-]{20,}", attributes["path"])  # the pages' key: see gates/console/_views.py
     assert "domain" not in attributes  # this host only
 
 
 def test_the_page_has_no_inline_script(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
     for tab in ("plugins", "connect", "modules", "jobs", "info", "audit", "game"):
-        page = http.get("/console/", params={"tab": tab}, headers=with_session(system, login))
+        page = http.get(f"{login.base}/", params={"tab": tab}, headers=with_session(system, login))
         assert page.status_code == 200
         parsed = tags_of(page.text)
         scripts = [attrs for tag, attrs in parsed.tags if tag == "script"]
@@ -358,11 +364,11 @@ def assert_escaped(html: str) -> None:
 
 def test_plugin_text_is_escaped(system: ConsoleSystem, http: httpx2.Client, login: Login, html_plugin: Process) -> None:
     # SPEC: S3
-    page = http.get("/console/", params={"tab": "plugins"}, headers=with_session(system, login))
+    page = http.get(f"{login.base}/", params={"tab": "plugins"}, headers=with_session(system, login))
     assert page.status_code == 200 and f'data-plugin="{PLUGIN}"' in page.text
     assert_escaped(page.text)
     assert "Html &lt;script&gt;alert(1)&lt;/script&gt;" in page.text  # the display name, as text
-    tools = http.get(f"/console/plugin/{PLUGIN}/tools/spend_gil", headers=with_session(system, login))
+    tools = http.get(f"{login.base}/plugin/{PLUGIN}/tools/spend_gil", headers=with_session(system, login))
     assert tools.status_code == 200  # a capability row's tools, as the page fetches them when it is opened
     assert_escaped(tools.text)
     assert "Buys &lt;script&gt;alert(1)&lt;/script&gt; with gil" in tools.text  # the tool's description
@@ -378,7 +384,7 @@ def test_an_approval_summary_is_escaped(
         system.xivmcp("approve", before["approvalId"])
         summary = waiting_approval(system)  # and the plugin asks mid-call, with its own summary
         assert summary["summary"] == f"Buy {SCRIPT} for {IMAGE} gil"
-        for path in ("/console/approvals", "/console/"):
+        for path in (f"{login.base}/approvals", f"{login.base}/"):
             answer = http.get(path, headers=with_session(system, login))
             assert answer.status_code == 200 and f'data-approval="{summary["approvalId"]}"' in answer.text
             assert_escaped(answer.text)
@@ -517,7 +523,7 @@ async def test_the_guard_refuses_a_client_on_another_machine() -> None:
 
 def test_the_connect_tab_names_an_app_with_a_session(system: ConsoleSystem, http: httpx2.Client, login: Login) -> None:
     def connected() -> str:
-        page = http.get("/console/panel/connect", headers=with_session(system, login))
+        page = http.get(f"{login.base}/panel/connect", headers=with_session(system, login))
         assert page.status_code == 200
         return page.text
 
@@ -534,3 +540,18 @@ def test_the_connect_tab_names_an_app_with_a_session(system: ConsoleSystem, http
 
     text = anyio.run(with_an_app)
     assert "Connected: <strong>mcp" in text and "last request just now" in text
+
+
+def test_open_gives_the_browser_an_owner_only_page_not_the_link(system: ConsoleSystem, http: httpx2.Client) -> None:
+    # SPEC: S5 (a program's arguments are visible to every user: the ticket never is one)
+    env = {**os.environ, "BROWSER": "echo OPENED=%s"}  # webbrowser runs $BROWSER (split at os.pathsep) with what it opens
+    done = subprocess.run(system.cli("console", "--open"), capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    link = done.stdout.split()[0]
+    opened = next(line for line in done.stdout.splitlines() if line.startswith("OPENED="))
+    page = system.data_dir / "console-open.html"
+    assert opened == f"OPENED={page.as_uri()}" and "ticket" not in opened
+    assert link in page.read_text(encoding="utf-8").replace("&amp;", "&")
+    if os.name == "posix":
+        assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    assert http.get(link).status_code == 303  # the page's link logs in, once

@@ -34,7 +34,7 @@
   }
 
   function follow() {
-    const events = new EventSource("/console/events");
+    const events = new EventSource(document.body.dataset.base + "/events");
     events.addEventListener("open", function () { say("live", "live"); });
     events.addEventListener("change", function (event) { refresh(event.data); });
     events.addEventListener("error", function () {
