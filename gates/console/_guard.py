@@ -12,6 +12,7 @@ would make every approval meaningless. A request that carries one is refused, wh
 from __future__ import annotations
 
 import ipaddress
+import logging
 from typing import Final
 
 from starlette.datastructures import Headers, MutableHeaders
@@ -21,6 +22,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ._sessions import ConsoleSession, Sessions
 
 __all__ = ["SECURITY_HEADERS", "SESSION_KEY", "ConsoleGuard", "session_of"]
+
+log = logging.getLogger("gates.console")
 
 SESSION_KEY: Final = "xivmcp.console.session"
 """Where the guard leaves the request's session in the ASGI scope."""
@@ -73,8 +76,12 @@ class ConsoleGuard:
             await self.app(scope, receive, send)
             return
 
+        started = False
+
         async def secured(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = MutableHeaders(scope=message)
                 for name, value in SECURITY_HEADERS.items():
                     headers[name] = value
@@ -84,7 +91,14 @@ class ConsoleGuard:
         if refusal is not None:
             await refusal(scope, receive, secured)
             return
-        await self.app(scope, receive, secured)
+        try:
+            await self.app(scope, receive, secured)
+        except Exception as exc:  # a bug here: one line for the page, the traceback for the host's log
+            log.exception("the console failed answering %s %s", scope["method"], scope.get("path"))
+            if started:
+                raise
+            failed = _refuse(500, f"XIV MCP failed answering this ({type(exc).__name__}: {exc}); its log says more.")
+            await failed(scope, receive, secured)
 
     def _refusal(self, scope: Scope) -> PlainTextResponse | None:
         headers = Headers(scope=scope)

@@ -1,10 +1,13 @@
 """The console follows the host: which panels changed, as server-sent events.
 
 One `LiveHub` per console listens to the host once (its changes, jobs, approvals asked, audit
-lines, the game's changes) and tells every open page which panels to fetch again, as one event
-``change`` whose data is their names (``plugins approvals``). Names pile up while a page is slow
-to read them, so a burst of a thousand calls is one event per page, not a thousand; the page's
-script (`static/console.js`) fetches each named panel it shows.
+lines, the game's changes, the game coming and going) and tells every open page which panels to
+fetch again, as one event ``change`` whose data is their names (``plugins approvals``). Names pile
+up while a page is slow to read them, so a burst of a thousand calls is one event per page, not a
+thousand; the page's script (`static/console.js`) fetches each named panel it shows.
+
+A page's stream ends when its session does (logged out, or idle too long) and when the host goes
+down; at most `MAX_PAGES` are open at once.
 """
 
 from __future__ import annotations
@@ -13,15 +16,17 @@ from collections.abc import AsyncIterator, Callable
 from typing import Final
 
 import anyio
+from sse_starlette import ServerSentEvent
 
+from game import GAME_NAME
 from gates.host import AuditEntry, AuditKind, Host
 
-__all__ = ["PANELS", "LiveHub"]
+__all__ = ["MAX_PAGES", "PANELS", "LiveHub"]
 
 PANELS: Final = ("plugins", "approvals", "modules", "jobs", "audit", "game", "connect", "info")
 _BY_AUDIT_KIND: Final = {
-    AuditKind.APPROVAL: ("approvals", "plugins"),
-    AuditKind.CALL: ("approvals", "plugins", "info"),
+    AuditKind.APPROVAL: ("approvals",),
+    AuditKind.CALL: ("approvals",),
     AuditKind.DECISION: ("plugins",),
     AuditKind.REGISTRATION: ("plugins",),
     AuditKind.CONSENT: ("plugins",),
@@ -29,9 +34,11 @@ _BY_AUDIT_KIND: Final = {
     AuditKind.SETTING: ("plugins", "modules"),
     AuditKind.DEPENDENCIES: ("plugins",),
 }
-"""Besides the audit panel itself, what an audit line can change on the page."""
+"""Besides the audit panel itself, what an audit line can change on the page. A call changes no
+card (a suspension, a decision has a line of its own): a busy assistant does not close the
+tool lists a player has open."""
 MAX_PAGES: Final = 64
-"""Open pages at once; one more is told to come back later (its event stream ends)."""
+"""Open pages at once; one more is refused (`full`)."""
 
 
 class _Page:
@@ -57,14 +64,18 @@ class LiveHub:
             host.on_job_change(lambda _: self.publish("jobs")),
             host.approvals.on_request(lambda _: self.publish("approvals")),
             host.audit.on_record(self._audited),
+            host.game.on_change(self._game_changed),
+            host.pi.on_peer_change(self._peer_changed),
         ]
-        host.game.on_change(self._game_changed)
 
     def _audited(self, entry: AuditEntry) -> None:
         self.publish("audit", *_BY_AUDIT_KIND.get(AuditKind(entry.kind), ()))
 
     async def _game_changed(self, _: object) -> None:
         self.publish("game")
+
+    def _peer_changed(self, name: str, joined: bool, reason: str) -> None:
+        self.publish("info", *(("game",) if name == GAME_NAME else ()))
 
     def publish(self, *panels: str) -> None:
         """Tell every open page that these panels changed."""
@@ -75,20 +86,25 @@ class LiveHub:
     def pages(self) -> int:
         return len(self._pages)
 
-    async def stream(self) -> AsyncIterator[str]:
-        """The panels to fetch again, a space-separated string each time some changed, until `close`."""
-        if len(self._pages) >= MAX_PAGES:
-            return
+    @property
+    def full(self) -> bool:
+        """Whether `MAX_PAGES` pages are open: another is refused."""
+        return len(self._pages) >= MAX_PAGES
+
+    async def events(self, still_in: Callable[[], bool], ping: float) -> AsyncIterator[ServerSentEvent]:
+        """One page's events: ``change`` with the panels to fetch again, until `close`, or until
+        `still_in()` says its session ended (looked at on each change and at least every `ping` s)."""
         page = _Page()
         self._pages.add(page)
         try:
-            while not self._closed.is_set():
-                await page.wake.wait()
+            while not self._closed.is_set() and still_in():
+                with anyio.move_on_after(ping):
+                    await page.wake.wait()
                 page.wake = anyio.Event()
-                if page.dirty:
+                if page.dirty and not self._closed.is_set() and still_in():
                     names = " ".join(name for name in PANELS if name in page.dirty)
                     page.dirty.clear()
-                    yield names
+                    yield ServerSentEvent(data=names, event="change")
         finally:
             self._pages.discard(page)
 

@@ -76,6 +76,10 @@ class Sessions:
         self._open.move_to_end(session.id)
         return session
 
+    def alive(self, session: ConsoleSession) -> bool:
+        """Whether `session` is still logged in (not ended, not idle too long); it is not seen by this."""
+        return self._open.get(session.id) is session and self._clock() - session.seen <= self._idle
+
     def end(self, session: ConsoleSession) -> None:
         self._open.pop(session.id, None)
 

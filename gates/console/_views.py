@@ -26,13 +26,12 @@ plain form post is answered with a redirect back to its tab.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -211,11 +210,11 @@ class ConsoleViews:
         return self.render("tools.html", row=row, name=plugin, **common)
 
     async def events(self, request: Request) -> Response:
-        async def changes() -> AsyncIterator[ServerSentEvent]:
-            async for names in self.hub.stream():
-                yield ServerSentEvent(data=names, event="change")
-
-        return EventSourceResponse(changes(), ping=PING_SECONDS, send_timeout=10)
+        if self.hub.full:  # 204: EventSource stops asking (a 200 that ends would be asked again)
+            return Response(status_code=204)
+        session = session_of(request.scope)
+        stream = self.hub.events(lambda: self.sessions.alive(session), PING_SECONDS)
+        return EventSourceResponse(stream, ping=PING_SECONDS, send_timeout=10)
 
     async def game_png(self, request: Request) -> Response:
         try:
@@ -272,7 +271,7 @@ class ConsoleViews:
         else:
             if tab not in _TAB_NAMES:
                 tab = DEFAULT_TAB
-            answer = await self._panel_response(request, tab, {**(query or {}), "plugin": form.get("filter", "")})
+            answer = await self._panel_response(request, tab, query or {})
         # htmx swaps the panel into its place and the message into #said (out of band).
         said_html = self.env.get_template("said.html").render(said=said, failed=failed)
         return HTMLResponse(bytes(answer.body).decode() + said_html, status_code=answer.status_code)

@@ -272,6 +272,7 @@ class McpEndpoint:
         try:
             await server.startup(sockets=[sock])
         except BaseException:
+            console.close()
             sock.close()
             raise
         endpoint = cls(url, server, sock, notifier, anyio.CancelScope(), console)

@@ -245,6 +245,17 @@ def test_a_job_is_paused_and_resumed(system: ConsoleSystem, browser: WebDriver) 
     wait_for(browser, lambda d: _job_badge(d) == "CANCELLED", "the job, cancelled")
 
 
+def test_a_refused_change_is_said_on_the_page(system: ConsoleSystem, browser: WebDriver) -> None:
+    show_tab(browser, "plugins")
+    # As a page of an older login would: its CSRF token is no longer the session's.
+    browser.execute_script("document.body.setAttribute('hx-headers', '{\"X-CSRF-Token\": \"stale\"}')")
+    press(browser, lambda d: button(card(d, "MyPlugin"), "Turn off"), "Turn off")
+    said = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#said .said.failed").text, "the refusal")
+    assert said == "This change did not come from your console page: reload it."
+    assert card_state(browser, "MyPlugin") == "enabled"  # nothing changed
+    browser.refresh()  # a page with the session's own token again
+
+
 def test_every_tab_renders_and_nothing_breaks_the_csp(system: ConsoleSystem, browser: WebDriver) -> None:
     for name in ("connect", "modules", "info", "audit"):
         show_tab(browser, name)

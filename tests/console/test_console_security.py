@@ -325,10 +325,12 @@ def test_the_page_has_no_inline_script(system: ConsoleSystem, http: httpx2.Clien
 @pytest.fixture(scope="module")
 def html_plugin(system: ConsoleSystem) -> Iterator[Process]:
     process = system.start_plugin(HTML_PLUGIN, name="html_plugin")
-    process.wait_line("registered")
-    system.xivmcp("enable", PLUGIN)
-    yield process
-    process.stop()
+    try:
+        process.wait_line("registered")
+        system.xivmcp("enable", PLUGIN)
+        yield process
+    finally:
+        process.stop()
 
 
 def waiting_approval(system: ConsoleSystem) -> dict[str, Any]:
@@ -544,7 +546,7 @@ def test_the_connect_tab_names_an_app_with_a_session(system: ConsoleSystem, http
 
 def test_open_gives_the_browser_an_owner_only_page_not_the_link(system: ConsoleSystem, http: httpx2.Client) -> None:
     # SPEC: S5 (a program's arguments are visible to every user: the ticket never is one)
-    env = {**os.environ, "BROWSER": "echo OPENED=%s"}  # webbrowser runs $BROWSER (split at os.pathsep) with what it opens
+    env = {**os.environ, "BROWSER": "echo OPENED=%s"}  # webbrowser runs $BROWSER with what it opens
     done = subprocess.run(system.cli("console", "--open"), capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     link = done.stdout.split()[0]

@@ -363,6 +363,7 @@ def common(csrf: str = "tok") -> dict[str, Any]:
         "now_ms": 0,
         "version": "0",
         "mcp_url": "http://127.0.0.1:1/mcp",
+        "base": "/console/key",
     }
 
 

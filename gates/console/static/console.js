@@ -38,7 +38,12 @@
     events.addEventListener("open", function () { say("live", "live"); });
     events.addEventListener("change", function (event) { refresh(event.data); });
     events.addEventListener("error", function () {
-      say("lost", "reconnecting…");  // EventSource tries again by itself
+      if (events.readyState === EventSource.CLOSED) {
+        // Refused (logged out, the host restarted, too many pages open): EventSource gives up.
+        say("lost", "not following XIV MCP: reload, or run `xivmcp console --open`");
+      } else {
+        say("lost", "reconnecting…");  // EventSource tries again by itself
+      }
     });
   }
 
@@ -69,10 +74,34 @@
     if (approvals) {
       approvals.hidden = !approvals.querySelector("article");
     }
+    flush();
+  });
+
+  function flush() {
     if (pending.size) {
       const names = Array.from(pending).join(" ");
       pending.clear();
       refresh(names);
+    }
+  }
+  // Panels held back while the player chose in a select: fetched once the choice is made.
+  document.addEventListener("focusout", function () { setTimeout(flush, 0); });
+
+  // A refusal (4xx, 5xx) is not swapped in by htmx: say it where the host's answers are said.
+  document.addEventListener("htmx:responseError", function (event) {
+    const request = event.detail.xhr;
+    let text = request.responseText || "";
+    if ((request.getResponseHeader("content-type") || "").startsWith("text/html")) {
+      const alert = new DOMParser().parseFromString(text, "text/html").querySelector("[role=alert]");
+      text = alert ? alert.textContent : "";
+    }
+    const said = document.getElementById("said");
+    if (said) {
+      const line = document.createElement("p");
+      line.className = "said failed";
+      line.setAttribute("role", "alert");
+      line.textContent = text.trim() || "XIV MCP answered " + request.status + ": reload the page.";
+      said.replaceChildren(line);
     }
   });
 })();

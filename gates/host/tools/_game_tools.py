@@ -160,10 +160,11 @@ class GameAccess:
     async def zone(self, wanted: str | None, current: int) -> Zone:
         return resolve_zone(await self.zones(), wanted, current)
 
-    def on_change(self, listener: Callable[[Change], Awaitable[None]]) -> None:
-        """Run `listener(change)` for every change of the game from now on."""
+    def on_change(self, listener: Callable[[Change], Awaitable[None]]) -> Callable[[], None]:
+        """Run `listener(change)` for every change of the game from now on; returns what stops it."""
         self._listeners.append(listener)
         self._subscribe()
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     async def wait_for(self, check: Callable[[], Awaitable[R | None]]) -> R:
         """Run `check` now and again after each change of the game (or the game coming or going)
