@@ -123,7 +123,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xivmcp",
         description="XIV MCP's plugin IPC across processes: bus, host and tools.",
-        epilog="Exit codes: 0 done, 1 refused, 2 wrong usage or nothing running.",
+        epilog="Exit codes: 0 done, 1 refused, 2 wrong usage or nothing running, 141 output cut off (| head).",
     )
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
