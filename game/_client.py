@@ -330,7 +330,10 @@ class GameClient(TradeCalls):
     # --- chat, windows, login, flag, target, combat ----------------------------------------
 
     async def send_chat(self, text: str, channel: str = "say") -> ChangeReply:
-        """Say `text` on `channel` (say by default): other players see it."""
+        """Say `text` (one line, 1 to 500 characters) on `channel`: other players see it.
+
+        The channels: `say` (the default), `yell`, `shout`, `party`, `alliance`, `fc`, `ls1` to
+        `ls8` and `cwls1` to `cwls8` (case does not matter); another is refused with the list."""
         return await self.call(GameGate.SEND_CHAT, ChangeReply, text=text, channel=channel)
 
     async def open_window(self, name: str, kind: Literal["window", "yesno"] = "window", text: str = "") -> ChangeReply:

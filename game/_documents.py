@@ -341,6 +341,8 @@ class Change(_Doc):
     by: str
     capability: str
     kind: str
+    """What changed, one of: `chat`, `combat`, `currency`, `duty`, `flag`, `gearset`, `gil`, `items`,
+    `login`, `position`, `retainer`, `settings`, `target`, `trade`, `window`, `world`, `zone`."""
     summary: str
     delta: SnapshotDelta = msgspec.field(default_factory=SnapshotDelta)
 

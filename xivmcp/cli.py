@@ -8,7 +8,8 @@ writes `DATA_DIR/runtime.json` (its bus and MCP URL) while it runs. Resolution, 
                     >  $XIVMCP_BUS / $XIVMCP_HTTP  >  the host of the default data dir  >  the defaults
 
 Exit codes: 0 done (or nothing to do), 1 refused (the message says why), 2 wrong usage or
-nothing running to talk to. One line per expected error; `--verbose` adds the traceback.
+nothing running to talk to, 141 stdout closed early (`xivmcp tools | head`: quietly, as `ls | head`).
+One line per expected error; `--verbose` adds the traceback.
 
 A command loads only its own module (`_COMMANDS`); `xivmcp --help` and a word that is no command
 load them all. So `xivmcp broker` starts without the host or MCP, and `xivmcp up` starts its
@@ -72,6 +73,10 @@ _COMMANDS: Final[dict[str, str]] = {
     "keys": "_keys_cli",
 }
 """Each command's module (tests/test_layering.py checks it against what each module adds)."""
+EXIT_STDOUT_CLOSED: Final = 128 + 13
+"""The status of a command whose reader went away (`| head`): what the shell reports for `ls | head`'s
+`ls`, killed by SIGPIPE, so `set -o pipefail` and `$PIPESTATUS` treat both alike. Not 0: the command
+did not write all it had to say."""
 
 
 def _version() -> str:
@@ -118,7 +123,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xivmcp",
         description="XIV MCP's plugin IPC across processes: bus, host and tools.",
-        epilog="Exit codes: 0 done, 1 refused, 2 wrong usage or nothing running.",
+        epilog="Exit codes: 0 done, 1 refused, 2 wrong usage or nothing running, 141 output cut off (| head).",
     )
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -157,7 +162,17 @@ def resolve(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    words = list(sys.argv[1:] if argv is None else argv)
+    """Run the command in `argv` (default: the process's arguments) and return its exit status."""
+    try:
+        try:
+            return _run(list(sys.argv[1:] if argv is None else argv))
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not as a traceback when the interpreter exits
+    except BrokenPipeError:
+        return _stdout_closed()
+
+
+def _run(words: list[str]) -> int:
     parser = build_parser(words[0] if words else None)
     args = parser.parse_args(words)
     resolve(args)
@@ -169,6 +184,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("xivmcp.bus").setLevel(logging.CRITICAL)
     code: int = args.func(args)
     return code
+
+
+def _stdout_closed() -> int:
+    """Whoever read stdout has gone: say nothing more. What is still buffered goes to /dev/null,
+    so the interpreter's last flush does not fail again (Python's own recipe, docs of `signal`)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_STDOUT_CLOSED
 
 
 if __name__ == "__main__":
