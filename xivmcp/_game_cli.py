@@ -53,6 +53,9 @@ def _late_common() -> argparse.ArgumentParser:
     late = argparse.ArgumentParser(add_help=False)
     late.add_argument("--bus", default=argparse.SUPPRESS, help="bus endpoint")
     late.add_argument("--data-dir", default=argparse.SUPPRESS, help="the host's data dir (to find its bus)")
+    late.add_argument(
+        "--curve", action="store_true", default=argparse.SUPPRESS, help="join a bus that admits only known CURVE keys"
+    )
     late.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
     return late
 

@@ -41,7 +41,7 @@ def to_text(report: CheckReport, *, verbose: bool = False) -> str:
     calls = sum(tool.calls for tool in report.tools)
     verdict = "FAILED" if report.errors else "passed"
     lines.append(
-        f"{verdict}: {len(report.tools)} tools, {calls} calls in {report.seconds:g} s; "
+        f"{verdict}: {_count(len(report.tools), 'tool')}, {_count(calls, 'call')} in {report.seconds:g} s; "
         f"{_count(len(report.errors), 'error')}, {_count(len(report.warnings), 'warning')}."
     )
     return "\n".join(escaped(line) for line in lines) + "\n"

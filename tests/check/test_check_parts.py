@@ -217,7 +217,7 @@ def test_the_json_report_decodes_into_the_report_and_the_text_ends_with_the_summ
         "error   p_x: refused_definition: m3",
         "warning p_a: progress_cut: m2",
     ]
-    assert lines[-1] == "FAILED: 1 tools, 2 calls in 1.5 s; 2 errors, 1 warning."
+    assert lines[-1] == "FAILED: 1 tool, 2 calls in 1.5 s; 2 errors, 1 warning."
 
 
 def test_the_command_line_tells_a_module_a_script_and_a_command_apart() -> None:

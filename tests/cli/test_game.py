@@ -106,3 +106,10 @@ def test_s3_game_state_and_changes_show_a_plugins_chat_escaped(tmp_path: Path) -
         assert f"said in say: {shown}" in run_cli(system, "game", "changes").stdout
         changes = json.loads(run_cli(system, "game", "changes", "--json").stdout)["changes"]
         assert changes[-1]["summary"] == f"said in say: {text}"  # the same JSON, its characters escaped
+
+
+def test_every_common_option_is_taken_after_the_game_action_too() -> None:
+    from xivmcp.cli import build_parser
+
+    args = build_parser("game").parse_args(["game", "state", "--curve", "--bus", "tcp://127.0.0.1:1", "-v"])
+    assert (args.curve, args.bus, args.verbose) == (True, "tcp://127.0.0.1:1", True)
