@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 import anyio
+import anyio.abc
 import msgspec
 
 from gates.contract import Gate, HostReplyError, ToolDefinition, encode_json
@@ -256,7 +259,10 @@ class Plugin:
                 self._clients.remove(client)
 
     def run(self, *, bus: str | None = None, argv: Sequence[str] | None = None) -> None:
-        """Serve the tools until Ctrl-C: the entry point of a plugin process (``plugin.run()``).
+        """Serve the tools until Ctrl-C or SIGTERM: the entry point of a plugin process (``plugin.run()``).
+
+        Either ends the process as leaving the bus does: running calls are cancelled (their
+        ``finally`` blocks run), the tools go with the process, and it exits with status 0.
 
         Without `bus`, the command line says where (``--bus``, ``--data-dir``, ``-v``; from
         `argv`, by default the process's own); with `bus`, the command line is not read.
@@ -266,8 +272,23 @@ class Plugin:
         run_on_asyncio(self._serve, bus)
 
     async def _serve(self, bus: str) -> None:
-        async with self.connected(bus):
-            await anyio.sleep_forever()
+        async with anyio.create_task_group() as tg:
+            await tg.start(_stop_on_sigterm, tg.cancel_scope)  # before joining: a SIGTERM at once is heard
+            async with self.connected(bus):
+                await anyio.sleep_forever()
+
+
+async def _stop_on_sigterm(scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+    """SIGTERM (a service manager, `kill PID`) stops the plugin as Ctrl-C does. Windows has no
+    such signal for a console process: Ctrl-C and Ctrl-Break arrive as KeyboardInterrupt there."""
+    if sys.platform == "win32":
+        task_status.started()
+        return
+    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        task_status.started()
+        async for _ in signals:
+            scope.cancel()
+            return
 
 
 def _loop_running() -> bool:

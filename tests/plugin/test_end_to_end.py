@@ -7,7 +7,10 @@ The plugin (`authored_plugin.py`) registers with `plugin.run()`; the assistant i
 from __future__ import annotations
 
 import json
+import sys
 
+import anyio
+import anyio.to_thread
 import mcp_types as types
 import pytest
 
@@ -85,3 +88,16 @@ async def test_binding_and_tool_errors_reach_the_assistant_as_their_messages(
         "Not at a summoning bell. Use navigate_to with destination summoning_bell first."
     )
     assert other.is_error and text_of(other) == "ZeroDivisionError: division by zero"
+
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM for a console process")
+async def test_sigterm_stops_a_plugin_as_ctrl_c_does(authored_system: XivSystem) -> None:
+    plugin = authored_system.start_plugin("plugins_sample.decorated")  # its entry point is plugin.run()
+    async with authored_system.connect("SigtermTest") as pi:
+        with anyio.fail_after(30):
+            await pi.wait_until(lambda: "Decorated" in pi.peers)
+        # It leaves the bus and ends itself with 0 (a process SIGTERM kills says -15).
+        assert await anyio.to_thread.run_sync(plugin.terminate) == 0
+        with anyio.fail_after(30):
+            await pi.wait_peer_gone("Decorated")
