@@ -17,7 +17,13 @@ import pytest
 from tests._blocks import ROOT, Page, Session, System, mark_problems, read_page
 
 DOCS = ROOT / "docs"
-PAGES = sorted(DOCS.rglob("*.md"))
+ALL_PAGES = sorted(DOCS.rglob("*.md"))
+GUIDES = DOCS / "guides"
+GUIDES_HERE = frozenset({"jobs.md", "simulated-game.md"})
+"""Guides run here rather than in `test_docs_guides.py`: the two longest, each on a system of its own."""
+PAGES = [path for path in ALL_PAGES if GUIDES not in path.parents or path.name in GUIDES_HERE]
+"""The pages this file runs; the other guides run in `test_docs_guides.py`, so that the two halves
+take about as long and run in two test processes at once (a file runs in one: `--dist loadfile`)."""
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +36,7 @@ def shared_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
 
 
 def test_every_block_of_the_docs_is_run_or_says_why_not() -> None:
-    problems = [problem for path in PAGES for problem in mark_problems(read_page(path))]
+    problems = [problem for path in ALL_PAGES for problem in mark_problems(read_page(path))]
     assert problems == []
 
 
@@ -39,6 +45,11 @@ def test_every_block_of_the_docs_is_run_or_says_why_not() -> None:
 def test_every_block_of_the_page_runs_against_a_private_system(
     path: Path, shared_system: System, tmp_path: Path
 ) -> None:
+    run_page(path, shared_system, tmp_path)
+
+
+def run_page(path: Path, shared_system: System, tmp_path: Path) -> None:
+    """Run one page's blocks: on the shared system, or on one of its own if it says `fresh system`."""
     page = read_page(path)
     if not any(not b.mark.startswith("skip") for b in page.blocks) and not page.before:
         return  # nothing to run: no system needed
