@@ -130,6 +130,7 @@ def review_text(view: PluginView) -> str | None:
 def capability_rows(view: PluginView) -> list[CapabilityRow]:
     """The card's capability rows: riskiest first, then by title, reading last."""
     rows = []
+    settings = {setting.id: setting.mode for setting in view.settings}
     for entry in view.card.capabilities:
         capability = find_capability(entry.id)
         if capability is None:
@@ -147,7 +148,7 @@ def capability_rows(view: PluginView) -> list[CapabilityRow]:
                 description=capability.description,
                 risk=capability.risk.name,
                 critical=capability.risk is Risk.CRITICAL,
-                mode=entry.mode,
+                mode=settings.get(entry.id, entry.mode),
                 tools=tools,
             )
         )

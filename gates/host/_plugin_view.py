@@ -7,7 +7,7 @@ console can show what is new side by side, and the dependencies with their insta
 
 from __future__ import annotations
 
-from gates.contract import RefusedError, acting_capabilities, quote
+from gates.contract import CapabilityMode, RefusedError, acting_capabilities, quote
 from gates.player import ConsentedTool, PluginView, ToolView
 
 from ._host import Host
@@ -48,4 +48,7 @@ def plugin_view(host: Host, plugin: str) -> PluginView:
         consented=[ConsentedTool(name=name, capabilities=sorted(caps)) for name, caps in sorted(consented.items())],
         dependencies=host.plugin_requests.dependency_entries(plugin),
         session_approvals=host.policies.sessions.count(plugin),
+        settings=[
+            CapabilityMode(id=c.id, mode=host.policies.capability_mode(plugin, c.id)) for c in card.capabilities
+        ],
     )

@@ -146,6 +146,9 @@ class PluginView(Wire, kw_only=True):
     dependencies: list[DependencyEntry]
     session_approvals: int = 0
     """How many "for this session" answers the player gave it (the window's Clear button forgets them)."""
+    settings: list[CapabilityMode] = []
+    """Each capability's mode as the player set it, or its default: what the window's Allow / Ask /
+    Deny buttons show. The card's `capabilities` say what a call gets now (deny while it cannot run)."""
 
 
 class PluginViews(Wire, kw_only=True):

@@ -96,6 +96,9 @@ def test_a_plugin_registers_and_its_card_appears(
     assert "My Plugin" in text and "Waiting for your decision" in text and "Wants to register with XIV MCP." in text
     # A capability's tools, as the assistant sees them, are fetched when its row is opened.
     row = 'article[data-plugin="MyPlugin"] section[aria-label="Use game windows"]'
+    # Its buttons show the player's setting (the default, Ask), not what a call gets while undecided (deny).
+    pressed = browser.find_element(By.CSS_SELECTOR, f'{row} button[aria-pressed="true"]').text
+    assert pressed == "Ask"
     press(browser, lambda d: d.find_element(By.CSS_SELECTOR, f"{row} summary"), "the Use game windows row")
     tools = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, f"{row} ul.tools").text, "the row's tools")
     assert "myplugin_set_flag" in tools and "Places the flag on the player's map" in tools
