@@ -185,12 +185,18 @@ async def assistant_batch(
     """`jobs` jobs started with the player's `call start_job`, polled with its `job` command, each
     checked afterwards (BenchError on a problem)."""
 
+    from gates.host._challenges import MAX_OPEN_CHALLENGES
     from gates.player import CallTool, PlayerError, ShowJob
+
+    # The host keeps a caller's 16 newest nonces (B7): the starts in flight and the polls between
+    # them share this process's, so no more than that many commands may wait for an answer at once.
+    waiting = anyio.Semaphore(MAX_OPEN_CHALLENGES)
 
     async def send(command: Command[R]) -> R:
         try:
-            with anyio.fail_after(CALL_LIMIT):
-                return await player.send(command)
+            async with waiting:
+                with anyio.fail_after(CALL_LIMIT):
+                    return await player.send(command)
         except PlayerError as exc:
             raise BenchError(f"{exc.command}: {exc.message[:300]}") from None
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import re
 import signal
 import socket
@@ -45,12 +46,29 @@ START_TIMEOUT: Final = 20.0
 """Seconds a process may take to print a readiness line (a loaded 2-core CI machine starts slowly)."""
 
 
+SPARE_PORTS: Final = range(20000, 32768)
+"""Where `free_port` looks: below the ephemeral ports (32768 up on Linux, 49152 up on Windows and
+macOS), from which the system gives every outgoing connection its local port. A port the kernel
+hands out for `bind(0)` comes from that same range, so a busy test run's own connections could
+take it before the caller binds it (a broker then fails to bind, and its system waits on another's)."""
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago (the caller binds it soon, or retries)."""
+    """A TCP port on 127.0.0.1 that was free a moment ago (the caller binds it soon, or retries):
+    one of `SPARE_PORTS` at random (another test process picks the same one 1 time in 12,768), else
+    whatever the system gives."""
+    for _ in range(64):
+        port = random.choice(SPARE_PORTS)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+        found: int = s.getsockname()[1]
+        return found
 
 
 def free_endpoint() -> str:
