@@ -25,6 +25,7 @@ plain form post is answered with a redirect back to its tab.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any, Final
@@ -75,7 +76,14 @@ def templates() -> Environment:
     )
     env.globals["capability"] = find_capability
     env.filters["risk_of"] = _risk_of
+    env.filters["brief_json"] = _brief_json
     return env
+
+
+def _brief_json(value: object, limit: int = 200) -> str:
+    """A value as JSON, cut at `limit` characters: plain text, which the template escapes."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class ConsoleViews:

@@ -410,3 +410,11 @@ def test_every_template_and_a_string_template_autoescape() -> None:
     assert env.get_template("refused.html").render(message=SCRIPT).count("&lt;script&gt;") == 1
     said = env.get_template("said.html").render(said=IMAGE, failed=True)
     assert IMAGE not in said and "&lt;img" in said
+
+
+def test_a_steps_result_is_shown_as_escaped_json_and_cut() -> None:
+    env = templates()
+    shown = env.from_string("{{ value | brief_json }}").render(value={"said": SCRIPT, "n": 1})
+    assert shown == "{&#34;said&#34;: &#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;, &#34;n&#34;: 1}"
+    long = env.from_string("{{ value | brief_json }}").render(value="x" * 500)
+    assert long == "&#34;" + "x" * 198 + "…"  # 200 characters of JSON, the quote escaped for HTML
