@@ -17,6 +17,7 @@ import pytest_asyncio
 
 from gates import testing
 from gates.testing import Process, XivMcpSystem
+from tests._blocks import System
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,3 +83,13 @@ async def ready_provider(spawn_peer: Spawn) -> Process:
     proc = await spawn_peer("provider", "Prov")
     await proc.expect("ready")
     return proc
+
+
+@pytest.fixture(scope="module")
+def docs_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+    """The private system the docs pages of one test file share (`tests/_blocks.py`)."""
+    system = System(tmp_path_factory.mktemp("docs-system"))
+    try:
+        yield system
+    finally:
+        system.close()

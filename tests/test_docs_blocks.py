@@ -9,7 +9,6 @@ of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,15 +25,6 @@ PAGES = [path for path in ALL_PAGES if GUIDES not in path.parents or path.name i
 take about as long and run in two test processes at once (a file runs in one: `--dist loadfile`)."""
 
 
-@pytest.fixture(scope="module")
-def shared_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
-    system = System(tmp_path_factory.mktemp("docs-system"))
-    try:
-        yield system
-    finally:
-        system.close()
-
-
 def test_every_block_of_the_docs_is_run_or_says_why_not() -> None:
     problems = [problem for path in ALL_PAGES for problem in mark_problems(read_page(path))]
     assert problems == []
@@ -43,9 +33,9 @@ def test_every_block_of_the_docs_is_run_or_says_why_not() -> None:
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
 def test_every_block_of_the_page_runs_against_a_private_system(
-    path: Path, shared_system: System, tmp_path: Path
+    path: Path, docs_system: System, tmp_path: Path
 ) -> None:
-    run_page(path, shared_system, tmp_path)
+    run_page(path, docs_system, tmp_path)
 
 
 def run_page(path: Path, shared_system: System, tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ a file of its own so that the two halves run in two test processes at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,6 @@ from tests.test_docs_blocks import GUIDES, GUIDES_HERE, run_page
 PAGES = sorted(path for path in GUIDES.rglob("*.md") if path.name not in GUIDES_HERE)
 
 
-@pytest.fixture(scope="module")
-def shared_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
-    system = System(tmp_path_factory.mktemp("guides-system"))
-    try:
-        yield system
-    finally:
-        system.close()
-
-
 def test_there_are_guides() -> None:
     assert len(PAGES) >= 10
 
@@ -33,6 +23,6 @@ def test_there_are_guides() -> None:
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.relative_to(GUIDES).as_posix())
 def test_every_block_of_the_guide_runs_against_a_private_system(
-    path: Path, shared_system: System, tmp_path: Path
+    path: Path, docs_system: System, tmp_path: Path
 ) -> None:
-    run_page(path, shared_system, tmp_path)
+    run_page(path, docs_system, tmp_path)
