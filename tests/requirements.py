@@ -91,19 +91,19 @@ RULES: Final[dict[str, str]] = {
     "K2": "A pytest plugin: a private system, the player, the assistant, the game, the author's plugin.",
     "K3": "The player's decisions have a documented Python API, the same as the CLI's.",
     "K4": "The kit runs in-process for unit tests and across processes, with the same declarations.",
-    # Fidelity: the real host (IndividualGather/xiv-mcp) is the reference. No issue's tests name these yet.
+    # Fidelity: the real host (IndividualGather/xiv-mcp) is the reference (issue 19).
     "F1": "Every built-in tool of the real host is known: reserved with its message, accepted in jobs and deps.",
     "F2": "Installed plugins drive owner checks, display names in messages and the dependency states.",
     "F3": "The assistant sees what the real host shows; the simulator's extensions are off by default.",
     "F4": "The whole before/after difference is judged, whoever made each change; admin gates answer the player.",
     "F5": "Every known difference from the real host is in the fidelity ledger; each kept one has a test.",
-    # A bus nobody can abuse (the trust boundary is this OS user). No issue's tests name these yet.
+    # A bus nobody can abuse (the trust boundary is this OS user; issue 20).
     "S1": "A plugin's private gates and the CLI's own gates answer only the host; ids are unguessable.",
     "S2": "No unbounded work for broker or host; queues bounded in bytes; a slow reader is cut off.",
     "S3": "Text from a plugin, the game or the bus is shown escaped; control characters refused.",
     "S4": "Only this OS user's processes join by default; remote ones with the player's keys; name bound to key.",
     "S5": "The endpoint and console bound connections and header time; the assistant's token never opens the console.",
-    # The player's window and the docs. No issue's tests name these yet.
+    # The player's window and the docs (issues 22 and 23).
     "C1": "The console shows what the /xivmcp window shows, plus the game; live; acts by the typed protocol.",
     "C2": "The console opens by a single-use link proven by the key; POST, exact Origin, CSRF token.",
     "D1": "The reference is generated from the code and a test fails when it drifts; every doc example runs.",
@@ -146,5 +146,9 @@ ISSUES: Final[dict[int, tuple[str, ...]]] = {
     19: tuple(f"F{n}" for n in range(1, 6)),
     # 20: a bus nobody can abuse: private gates, bounded work, escaped text, keys, the endpoint.
     20: tuple(f"S{n}" for n in range(1, 6)),
+    # 22: the player's web console: tests/console (in a real browser, over HTTP, and without processes).
+    22: ("C1", "C2"),
+    # 23: the docs: the generated reference pages and every page's blocks (tests/test_docs_*.py).
+    23: ("D1",),
 }
 """The rule ids each issue covers; every one must be named by some test."""

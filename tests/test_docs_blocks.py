@@ -26,6 +26,7 @@ take about as long and run in two test processes at once (a file runs in one: `-
 
 
 def test_every_block_of_the_docs_is_run_or_says_why_not() -> None:
+    # SPEC: D1
     problems = [problem for path in ALL_PAGES for problem in mark_problems(read_page(path))]
     assert problems == []
 
@@ -35,6 +36,7 @@ def test_every_block_of_the_docs_is_run_or_says_why_not() -> None:
 def test_every_block_of_the_page_runs_against_a_private_system(
     path: Path, docs_system: System, tmp_path: Path
 ) -> None:
+    # SPEC: D1
     run_page(path, docs_system, tmp_path)
 
 

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("path", sorted(gen_docs.PAGES))
 def test_each_generated_page_is_what_the_code_renders(path: str) -> None:
+    # SPEC: D1
     file = ROOT / path
     assert file.exists(), f"{path} is missing: run `{gen_docs.COMMAND}` and commit the page"
     committed, rendered = file.read_text(encoding="utf-8"), gen_docs.PAGES[path]()
@@ -41,6 +42,7 @@ def test_every_generated_page_says_it_is_generated_and_by_which_command() -> Non
 
 
 def test_an_option_added_without_a_rebuild_makes_the_cli_page_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SPEC: D1
     assert gen_docs.stale_pages() == []
     real = gen_docs.build_parser
 
@@ -55,6 +57,7 @@ def test_an_option_added_without_a_rebuild_makes_the_cli_page_stale(monkeypatch:
 
 
 def test_a_gate_changed_without_a_rebuild_makes_the_gates_page_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SPEC: D1
     changed: Mapping[Gate, GateSignature] = MappingProxyType(
         {**GATE_SIGNATURES, Gate.GET_JOB: GateSignature(("owner", "id"), (str, str), str)}
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,7 +163,6 @@ class Panels:
         self.host = host
         self.desk = desk
         self.mcp_url = mcp_url
-        self.started = time.time()
         self.apps: Callable[[], list[tuple[str, bool, float]]] = list
         """The AI apps with an MCP session now (the endpoint's; none when there is no endpoint)."""
         self.last_self_test: Any = None

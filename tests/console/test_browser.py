@@ -69,6 +69,7 @@ def show_tab(driver: WebDriver, name: str) -> None:
 
 
 def test_login_through_the_one_time_link(system: ConsoleSystem, browser: WebDriver) -> None:
+    # SPEC: C2
     link = system.console_link()
     browser.get(link)
     wait_for(browser, lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live", "the live feed")
@@ -84,6 +85,7 @@ def test_login_through_the_one_time_link(system: ConsoleSystem, browser: WebDriv
 def test_a_plugin_registers_and_its_card_appears(
     system: ConsoleSystem, browser: WebDriver, plugins: dict[str, Process]
 ) -> None:
+    # SPEC: C1
     browser.get(browser.current_url.split("?")[0] + "?tab=plugins")
     wait_for(browser, lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live", "the live feed")
     assert not browser.find_elements(By.CSS_SELECTOR, 'article[data-plugin="MyPlugin"]')
@@ -105,6 +107,7 @@ def test_a_plugin_registers_and_its_card_appears(
 
 
 def test_enable_from_the_card(system: ConsoleSystem, browser: WebDriver) -> None:
+    # SPEC: C1
     press(browser, lambda d: button(card(d, "MyPlugin"), "Enable"), "Enable on MyPlugin\'s card")
     wait_for(browser, lambda d: card_state(d, "MyPlugin") == "enabled", "MyPlugin enabled")
     report = json.loads(system.xivmcp("plugins", "--json").stdout)
@@ -113,6 +116,7 @@ def test_enable_from_the_card(system: ConsoleSystem, browser: WebDriver) -> None
 
 
 def test_an_approval_pops_up_is_approved_and_the_call_completes(system: ConsoleSystem, browser: WebDriver) -> None:
+    # SPEC: C1
     call = subprocess.Popen(
         system.cli("call", "myplugin_set_flag", json.dumps({"x": 30.0, "y": 12.0}), "--quiet"),
         cwd=ROOT,
@@ -154,6 +158,7 @@ def _flag_pixels(browser: WebDriver, x: float, y: float) -> int:
 
 
 def test_the_map_shows_the_flag_after_set_map_flag(system: ConsoleSystem, browser: WebDriver) -> None:
+    # SPEC: C1
     show_tab(browser, "modules")  # Game & navigation denies changes until the player allows them
     allow = '#module-game_navigation form[aria-label$="Changes"] button[value="allow"]'
     press(browser, lambda d: d.find_element(By.CSS_SELECTOR, allow), "Allow for Game & navigation's changes")
@@ -191,6 +196,7 @@ def _tab_to(browser: WebDriver, target: WebElement) -> None:
 def test_a_grown_registration_shows_what_is_new(
     system: ConsoleSystem, browser: WebDriver, plugins: dict[str, Process]
 ) -> None:
+    # SPEC: C1
     show_tab(browser, "plugins")
     plugins["GrowingPlugin"] = system.start_plugin("plugins_sample.growing")
     wait_for(browser, lambda d: "· 1 tool(s)" in card(d, "GrowingPlugin").text, "GrowingPlugin's card")
@@ -213,6 +219,7 @@ def test_a_grown_registration_shows_what_is_new(
 def test_a_suspension_shows_its_reason_and_lift_works(
     system: ConsoleSystem, browser: WebDriver, plugins: dict[str, Process]
 ) -> None:
+    # SPEC: C1
     plugins["Careless"] = system.start_plugin("plugins_sample.careless")
     wait_for(browser, lambda d: "· 3 tool(s)" in card(d, "Careless").text, "Careless's card")
     system.xivmcp("enable", "Careless")
@@ -232,6 +239,7 @@ def _job_badge(browser: WebDriver) -> str | None:
 
 
 def test_a_job_is_paused_and_resumed(system: ConsoleSystem, browser: WebDriver) -> None:
+    # SPEC: C1
     show_tab(browser, "jobs")
     steps = [{"tool": "wait", "args": {"seconds": 3600}, "note": "an hour, on the host's test clock"}]
     system.xivmcp("call", "start_job", json.dumps({"name": "A long wait", "steps": steps}))
@@ -249,6 +257,7 @@ def test_a_job_is_paused_and_resumed(system: ConsoleSystem, browser: WebDriver) 
 
 
 def test_a_refused_change_is_said_on_the_page(system: ConsoleSystem, browser: WebDriver) -> None:
+    # SPEC: C2
     show_tab(browser, "plugins")
     # As a page of an older login would: its CSRF token is no longer the session's.
     browser.execute_script("document.body.setAttribute('hx-headers', '{\"X-CSRF-Token\": \"stale\"}')")
@@ -260,6 +269,7 @@ def test_a_refused_change_is_said_on_the_page(system: ConsoleSystem, browser: We
 
 
 def test_every_tab_renders_and_nothing_breaks_the_csp(system: ConsoleSystem, browser: WebDriver) -> None:
+    # SPEC: C1, C2
     for name in ("connect", "modules", "info", "audit"):
         show_tab(browser, name)
         screenshot(browser, name)

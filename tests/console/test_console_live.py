@@ -61,6 +61,7 @@ async def next_event(stream: Any) -> str:
 
 
 async def test_a_burst_of_changes_is_one_event_naming_each_panel_once_in_order() -> None:
+    # SPEC: C1
     host = StandIn()
     hub = hub_of(host)
     stream = hub.events(lambda: True, ping=WAIT)
@@ -91,6 +92,7 @@ async def test_a_burst_of_changes_is_one_event_naming_each_panel_once_in_order()
 
 
 async def test_the_game_coming_or_going_and_its_changes_reach_the_game_panel() -> None:
+    # SPEC: C1
     host = StandIn()
     hub = hub_of(host)
     stream = hub.events(lambda: True, ping=WAIT)
