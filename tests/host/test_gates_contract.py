@@ -17,6 +17,8 @@ import pytest
 import broker
 from broker import Broker, BrokerConfig
 from gates.host import HostLimits
+from gates.host.calls._effect_watch import EffectWatch
+from gates.host.policy._side_effects import Verdict
 from gates.player import (
     KeepDisabled,
     NotYourHostError,
@@ -737,6 +739,46 @@ async def test_g7_complete_call_answers_accepted_and_only_the_first_end_counts(t
         assert await refused(plugin.pi, "CompleteCall", late, "1") == no_pending_call(late)
         assert await refused(plugin.pi, "ReportProgress", late, "x") == f"No pending call '{late}'."
         assert await refused(plugin.pi, "FailCall", "", "x") == no_pending_call("")
+
+
+async def test_g8_a_call_that_ended_is_no_longer_pending_while_its_effects_are_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SPEC: G8, F5 - the real host forgets a call as Invoke's task returns (PluginApi.cs, `finally
+    # { pending.TryRemove }`), before anything judges it: a CompleteCall after the two minutes is
+    # refused, never `{"accepted": false}`, however long reading the game takes.
+    judging, judged = anyio.Event(), anyio.Event()
+    end = EffectWatch.end
+
+    async def slow_end(self: EffectWatch, *args: Any) -> Verdict:
+        judging.set()
+        await judged.wait()
+        return await end(self, *args)
+
+    monkeypatch.setattr(EffectWatch, "end", slow_end)
+    async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = player_of(plugin.pi, tmp_path)
+        await plugin.register("testpeer_stubborn", readOnly=True)
+        await player.enable("TestPeer")
+        async with broker.connect(endpoint, "TestApp") as app, anyio.create_task_group() as tg:
+            start_call(tg, player_of(app, tmp_path), "testpeer_stubborn")
+            call_id, _, _ = await plugin.next_invoke()
+            tg.cancel_scope.cancel()  # the app gives up and goes away: Cancel, then two minutes
+        assert await plugin.next_cancel() == call_id
+        await player.advance_clock(121)
+        with anyio.fail_after(WAIT):
+            await judging.wait()  # the call ended; its effects are being judged
+        assert await refused(plugin.pi, "CompleteCall", call_id, "{}") == no_pending_call(call_id)
+        assert await refused(plugin.pi, "FailCall", call_id, "x") == no_pending_call(call_id)
+        assert await refused(plugin.pi, "ReportProgress", call_id, "x") == f"No pending call '{call_id}'."
+        document = json.dumps({"capability": "game_ui", "summary": "Buy 3 potions"})
+        no_running = f"No running call '{call_id}'. Approvals can only be requested during a call."
+        assert await refused(plugin.pi, "RequestApproval", call_id, document) == no_running
+        judged.set()
+        with anyio.fail_after(WAIT):
+            while not (lines := [e for e in await player.audit(plugin="TestPeer") if e.kind == "call"]):
+                pass  # each look is a round trip to the host, which writes the line once judged
+        assert [line.details["error"] for line in lines] == ["Cancelled."]
 
 
 async def test_g9_request_approval_answers_approved_denied_or_pending_and_get_approval_follows(tmp_path: Path) -> None:

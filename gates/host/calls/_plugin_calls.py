@@ -8,20 +8,20 @@
 
 CompleteCall and FailCall are taken from inside Invoke, before it replies, as the real host takes
 them: the first one settles the call (`{"accepted": true}`; any later one `{"accepted": false}`),
-and Invoke's reply decides which outcome counts: `{"pending": true}` the settled one, a result or
-an error its own (the real host returns what Invoke answered and waits for the settled outcome
-only after "pending", `XivMcp/Api/PluginApi.cs`). A call is known, and CompleteCall / FailCall /
-ReportProgress / RequestApproval answer for it, from Invoke until it has ended and been reported;
-before and after, the real host's "No pending call '{callId}' (finished, cancelled or never
-pending)." Only the plugin that owns a call can finish it or report on it: the real host takes a
-call id from any plugin, but on the bus ids travel between processes, and another plugin's call
-is refused as if unknown, so the refusal does not say whose it is (G3, S1). Invoke
-runs as a task of the host, so its reply still ends the call when the caller gave up meanwhile;
-once XIV MCP has told the caller that the plugin's loop is blocked, a late Invoke reply is
-ignored, and only CompleteCall / FailCall within the two minutes after the Cancel end the call.
-An exception in a raw plugin's Invoke reaches the caller as "TypeName: message" (T4).
-Deadlines are measured on the host's `Clock`, and enforced by `expire_due()`, which the host
-calls periodically, so tests move a manual clock instead of sleeping.
+and Invoke's reply decides which outcome counts: `{"pending": true}` the settled one, a result or an
+error its own (the real host returns what Invoke answered and waits for the settled outcome only
+after "pending", `XivMcp/Api/PluginApi.cs`). A call is known, and CompleteCall / FailCall /
+ReportProgress / RequestApproval answer for it, from Invoke until it has ended (the real host
+forgets a call as Invoke's task returns, before its effects are judged); before and after, the real
+host's "No pending call '{callId}' (finished, cancelled or never pending)." Only the plugin that
+owns a call can finish it or report on it: the real host takes a call id from any plugin, but on the
+bus ids travel between processes, and another plugin's call is refused as if unknown, so the refusal
+does not say whose it is (G3, S1). Invoke runs as a task of the host, so its reply still ends the
+call when the caller gave up meanwhile; once XIV MCP has told the caller that the plugin's loop is
+blocked, a late Invoke reply is ignored, and only CompleteCall / FailCall within the two minutes
+after the Cancel end the call. An exception in a raw plugin's Invoke reaches the caller as
+"TypeName: message" (T4). Deadlines are measured on the host's `Clock`, and enforced by
+`expire_due()`, which the host calls periodically, so tests move a manual clock instead of sleeping.
 
 Long because one call's whole life (Invoke, pending, Cancel, the grace period, its end) reads best in
 one place: the states share every field, and splitting them would hide which path ends a call.
@@ -171,13 +171,14 @@ class PluginCalls:
         return gates
 
     def owner_of(self, call_id: str) -> str | None:
+        """Who owns the call, while it has not ended."""
         call = self._calls.get(call_id)
-        return None if call is None else call.owner
+        return None if call is None or call.outcome is not None else call.owner
 
     def definition_of(self, call_id: str) -> ToolDefinition | None:
-        """The definition the call's tool had when the call began."""
+        """The definition the call's tool had when the call began, while it has not ended."""
         call = self._calls.get(call_id)
-        return None if call is None else call.definition
+        return None if call is None or call.outcome is not None else call.definition
 
     @property
     def running(self) -> int:
@@ -348,10 +349,13 @@ class PluginCalls:
     # --- what plugins send about their calls (CompleteCall, FailCall, ReportProgress) ------
 
     def _pending_call(self, caller: str, call_id: str, unknown: str) -> _Call:
-        """The caller's own call that is under way (maybe already ended, not yet reported), else
-        RefusedError(`unknown`). Another plugin's call is refused as if unknown (G3, S1)."""
+        """The caller's own call that has not ended, else RefusedError(`unknown`). An ended call
+        is unknown even while its effects are still being judged: the real host removes a call
+        from its pending calls as Invoke's task returns, so a CompleteCall after the two minutes
+        of a Cancel is refused, never answered `{"accepted": false}` (G8). Another plugin's call
+        is refused as if unknown (G3, S1)."""
         call = self._calls.get(call_id)
-        if call is None or call.owner != caller:
+        if call is None or call.owner != caller or call.outcome is not None:
             if call_id and not self._ids.issued_here(call_id):  # B5: for the host's log, not the reply
                 log.info("%s named call %r, which this host never started", caller, call_id[:80])
             raise RefusedError(unknown)
