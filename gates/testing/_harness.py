@@ -304,8 +304,14 @@ class XivMcpSystem:
         return proc
 
     def launch_host(self, *extra: str) -> Process:
-        """`xivmcp host` on this system, not waited for: start others meanwhile, then `wait_host_ready`."""
-        self.host = proc = self.spawn(xivmcp_argv("host", *self.common, *self.host_args, *extra), "host")
+        """`xivmcp host` on this system, not waited for: start others meanwhile, then `wait_host_ready`.
+
+        Its MCP endpoint listens on a free port unless told ``--http`` or ``--no-mcp``: the
+        default one (37521) belongs to the user's own `xivmcp up`, which may be running."""
+        args = (*self.host_args, *extra)
+        if not any(a == "--no-mcp" or a == "--http" or a.startswith("--http=") for a in args):
+            args = (*args, "--http", "127.0.0.1:0")
+        self.host = proc = self.spawn(xivmcp_argv("host", *self.common, *args), "host")
         return proc
 
     def wait_host_ready(self, proc: Process) -> None:

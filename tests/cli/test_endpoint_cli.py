@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -18,8 +19,9 @@ from gates.mcp import DEFAULT_HTTP_PORT
 from gates.testing import XivMcpSystem, free_endpoint, xivmcp_argv
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN = 60.0
-"""Seconds a command may take before the test gives up on it (a backstop, not a measure)."""
+RUN = 45.0
+"""Seconds a command may take before the test gives up on it (a backstop, not a measure); under
+pytest-timeout's 60, so the test, not the timeout, kills what it started."""
 
 
 def _env() -> dict[str, str]:
@@ -36,11 +38,15 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=os.name == "posix",  # a group: `xivmcp up` that ran on is killed with its children
     )
     try:
         out, err = proc.communicate(timeout=RUN)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
         out, err = proc.communicate()
         raise AssertionError(f"xivmcp {' '.join(args)} did not end: {out}{err}") from None
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
@@ -66,6 +72,15 @@ def test_s5_up_refuses_to_start_when_the_default_mcp_port_is_taken(tmp_path: Pat
     assert len(lines) == 1 and f"127.0.0.1:{DEFAULT_HTTP_PORT} is in use" in lines[0]
     assert "--http 127.0.0.1:0" in lines[0] and "--no-mcp" in lines[0]
     assert "xivmcp up: bus" not in done.stdout  # nothing was started
+
+
+def test_the_harness_never_takes_the_users_default_mcp_port(tmp_path: Path) -> None:
+    # The user's own `xivmcp up` may hold 37521 while their tests run: a system the harness starts
+    # listens on a free port instead (unless told --http or --no-mcp).
+    with holding(DEFAULT_HTTP_PORT), XivMcpSystem(tmp_path) as system:
+        system.start()
+        assert system.host is not None and system.mcp_url.startswith("http://127.0.0.1:")
+        assert f":{DEFAULT_HTTP_PORT}/" not in system.mcp_url
 
 
 class Listener:
