@@ -160,7 +160,8 @@ class Process:
                         f"{self.lines[-20:]}{self._stderr_tail()}"
                     )
                 if not self._changed.wait(timeout):
-                    raise AssertionError(f"{self.argv[1:]} did not print {prefix!r} within {timeout} s: {self.lines}")
+                    said = f"{self.lines}{self._stderr_tail()}"
+                    raise AssertionError(f"{self.argv[1:]} did not print {prefix!r} within {timeout} s: {said}")
 
     async def expect(self, prefix: str, within: float = START_TIMEOUT) -> str:
         """`wait_line` without blocking the event loop."""

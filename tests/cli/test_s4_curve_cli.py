@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -32,27 +31,17 @@ def _xivmcp(*args: str) -> subprocess.CompletedProcess[str]:
 
 @contextmanager
 def _up(bus: str, data_dir: Path, *options: str) -> Iterator[list[str]]:
-    """`xivmcp up OPTIONS` on `bus` and `data_dir` until its host says it is ready; its lines so far."""
+    """`xivmcp up OPTIONS` on `bus` and `data_dir` until its host says it is ready; its lines so far.
+
+    Its stderr goes to `up.log` beside the data dir (quoted if it fails to start); it leads a
+    process group, so whatever it started is killed with it by pid."""
     argv = testing.xivmcp_argv("up", *options, "--no-mcp", "--bus", bus, "--data-dir", str(data_dir))
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=os.environ)
-    lines: list[str] = []
+    proc = testing.Process(argv, log=data_dir.parent / f"{data_dir.name}-up.log", new_session=True)
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:  # ends when the process does: then the assert below fails
-            lines.append(line)
-            if line.startswith("xivmcp host: ready"):
-                break
-        assert proc.poll() is None, "xivmcp up ended before its host was ready"
-        yield lines
+        proc.wait_line("xivmcp host: ready", timeout=WAIT)
+        yield list(proc.lines)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        proc.stop(grace=WAIT)  # SIGINT, as Ctrl+C: `up` stops what it started; then kill -9 the group
 
 
 @pytest.fixture
