@@ -63,6 +63,7 @@ class LiveHub:
             host.on_change(lambda _: self.publish("plugins", "modules", "connect")),
             host.on_job_change(lambda _: self.publish("jobs")),
             host.approvals.on_request(lambda _: self.publish("approvals")),
+            host.on_clock_moved(lambda _: self.publish("approvals")),  # a test clock's countdown
             host.audit.on_record(self._audited),
             host.game.on_change(self._game_changed),
             host.pi.on_peer_change(self._peer_changed),

@@ -157,6 +157,7 @@ class ConsoleViews:
             "failed": failed,
             "query": query,
             "now_ms": _now_ms(),
+            "test_clock": self.panels.host.config.test_clock,
             "version": version(),
             "mcp_url": self.panels.mcp_url,
             "base": self.base,

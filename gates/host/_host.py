@@ -166,7 +166,10 @@ class Host:
             limits=limits,
             output_schemas=config.simulator_extensions,
         )
-        self.player = PlayerActions(state, clock=self.clock, expire_due=self.expire_due)
+        self._clock_moves: Listeners[float] = Listeners("clock moved")
+        self.player = PlayerActions(
+            state, clock=self.clock, expire_due=self.expire_due, clock_moved=self._clock_moves.emit
+        )
         self._job_changes: Listeners[JobInfo] = Listeners("job change")
         self.job_store = JobStore.in_dir(config.data_dir)
         self.jobs = Jobs(
@@ -237,6 +240,11 @@ class Host:
     def on_job_change(self, callback: Callable[[JobInfo], None]) -> Callable[[], None]:
         """Call `callback(job)` whenever a job or one of its steps changes (the jobs resource)."""
         return self._job_changes.add(callback)
+
+    def on_clock_moved(self, callback: Callable[[float], None]) -> Callable[[], None]:
+        """Call `callback(now)` whenever the player moves a --test-clock host's clock (`advance-clock`):
+        what counts down on it, an approval window's two minutes, is to be shown again."""
+        return self._clock_moves.add(callback)
 
     def changed(self, plugin: str | None = None) -> None:
         self._changes.emit(plugin)

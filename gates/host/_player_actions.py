@@ -69,6 +69,7 @@ class PlayerActions:
         *,
         clock: Clock,
         expire_due: Callable[[], None],
+        clock_moved: Callable[[float], None] = lambda now: None,
     ) -> None:
         self._registry = state.registry
         self._policies = state.policies
@@ -79,6 +80,7 @@ class PlayerActions:
         self._modules = state.modules
         self._clock = clock
         self._expire_due = expire_due
+        self._clock_moved = clock_moved
 
     def enable(self, plugin: str, digest: str | None = None) -> PluginDecision:
         """Enable what the player was shown: with `digest`, exactly that registration; one that
@@ -374,6 +376,7 @@ class PlayerActions:
             raise RefusedError("The host runs on the real clock; start it with --test-clock to move time by hand.")
         self._clock.advance(seconds)
         self._expire_due()
+        self._clock_moved(self._clock.now())
         return self._clock.now()
 
 

@@ -133,6 +133,15 @@ def test_an_approval_pops_up_is_approved_and_the_call_completes(system: ConsoleS
         assert "myplugin_set_flag" in approval.text and "Declines automatically in" in approval.text
         assert "Use game windows" in approval.text  # the capability, as the catalog names it
         screenshot(browser, "approval")
+        # On a --test-clock host the two minutes pass only as the player moves the clock: the
+        # window says so, and shows the time left again when the clock moves (no ticking of its own).
+        assert "in 120 s of the host's test clock" in approval.text
+        system.xivmcp("advance-clock", "30")
+        wait_for(
+            browser,
+            lambda d: "in 90 s of the host's test clock" in d.find_element(By.CSS_SELECTOR, "#approvals article").text,
+            "the window's time left after the clock moved",
+        )
         window = "#approvals article"
         press(browser, lambda d: button(d.find_element(By.CSS_SELECTOR, window), "Approve once"), "Approve once")
         _, err = call.communicate(timeout=30)

@@ -43,6 +43,7 @@ class StandIn:
 
         self.on_change = keeper("change")
         self.on_job_change = keeper("job")
+        self.on_clock_moved = keeper("clock")
         self.approvals = SimpleNamespace(on_request=keeper("approval"))
         self.audit = SimpleNamespace(on_record=keeper("audit"))
         self.game = SimpleNamespace(on_change=keeper("game"))
@@ -116,6 +117,26 @@ async def test_the_game_coming_or_going_and_its_changes_reach_the_game_panel() -
     await stream.aclose()
 
 
+async def test_a_test_clocks_move_reaches_the_approval_windows() -> None:
+    # SPEC: C1 - on a --test-clock host an approval window's time left changes only as the clock moves
+    host = StandIn()
+    hub = hub_of(host)
+    stream = hub.events(lambda: True, ping=WAIT)
+    async with anyio.create_task_group() as tg:
+        seen: list[str] = []
+
+        async def read() -> None:
+            seen.append(await next_event(stream))
+
+        tg.start_soon(read)
+        with anyio.fail_after(WAIT):
+            while hub.pages == 0:
+                await anyio.lowlevel.checkpoint()
+        host.listeners["clock"](30.0)
+    assert seen == ["approvals"]
+    await stream.aclose()
+
+
 async def test_a_pages_stream_ends_with_its_session_and_with_the_host() -> None:
     host = StandIn()
     hub = hub_of(host)
@@ -149,7 +170,7 @@ async def test_a_pages_stream_ends_with_its_session_and_with_the_host() -> None:
         hub.close()
         with anyio.fail_after(WAIT):
             await done.wait()
-    assert host.removed == {"change", "job", "approval", "audit", "game", "peer"}
+    assert host.removed == {"change", "job", "approval", "clock", "audit", "game", "peer"}
     assert hub.pages == 0
 
 
