@@ -93,14 +93,15 @@ def decode_job(text: str | bytes) -> Job:
 
 
 def decode_invoke_reply(text: str | bytes | None, plugin: str) -> InvokeReply:
-    """A plugin's ``Invoke`` reply. Blank is a null result; ``error`` wins over ``pending``, then ``result``."""
+    """A plugin's ``Invoke`` reply. Blank is a null result; ``error`` wins over ``pending``, then ``result``.
+    `plugin` is the name the messages give: the plugin's display name, as the real host's."""
     expected = f'{plugin} returned an invalid reply: expected {{"result": …}}, {{"error": "…"}} or {{"pending": true}}.'
     if text is None or not text.strip():
         return InvokeResult(result=None)
     try:
         reply = _ANY.decode(text)
     except msgspec.DecodeError as exc:
-        raise InvalidDocumentError(f"{plugin} returned invalid JSON ({exc}). {expected}") from exc
+        raise InvalidDocumentError(f"{plugin} returned invalid JSON: {exc}") from exc
     if not isinstance(reply, dict):
         raise InvalidDocumentError(expected)
     if "error" in reply:

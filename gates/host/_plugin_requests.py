@@ -14,7 +14,6 @@ from collections.abc import Callable
 import msgspec
 
 from gates.contract import (
-    CAPABILITY_IDS,
     HOST_NAME,
     ApprovalReply,
     ApprovalState,
@@ -178,14 +177,17 @@ class PluginRequests:
 
     def unregister_tool(self, owner: str, name: str | None) -> bool:
         if not name:
-            raise RefusedError("'name' is required: the tool name to remove.")
+            return False  # no such tool: `{"removed": false}`, as the real host's registry.Remove answers
         removed = self._registry.unregister(owner, name)
         if removed:
             self._registrations.refresh(owner)
         return removed
 
     def unregister_all(self, owner: str) -> int:
+        """Every tool of the plugin, and the dependencies it declared, as the real host drops both
+        (PluginApi.cs UnregisterAll: `dependencies.TryRemove`)."""
         removed = self._registry.unregister_all(owner)
+        self._dependencies.forget(owner)
         self._registrations.forget(owner)
         return removed
 
@@ -194,8 +196,10 @@ class PluginRequests:
         return self._policies.status_reply(owner, definitions, self.dependency_entries(owner))
 
     def check_permission(self, owner: str, capability: str | None) -> CheckPermissionReply:
-        if not capability:
-            raise RefusedError(f"'capability' is required: one of {', '.join(CAPABILITY_IDS)}.")
+        # The real host's words for any id not in the catalog, an empty one too (PluginApi.cs
+        # CheckPermission), not the valid list RegisterTool gives.
+        if not capability or find_capability(capability) is None:
+            raise RefusedError(f"Unknown capability {quote(capability or '')}. See XivMcp.ListCapabilities.")
         return self._policies.permission_reply(owner, capability)
 
     def declare_dependencies(self, owner: str, json_text: str | None) -> DependenciesReply:

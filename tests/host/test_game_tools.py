@@ -31,7 +31,7 @@ BELL = (-8.0, 30.0)
 KOZAMAUKA = 1188
 DENIED = (
     "Game & navigation is set to Deny for changes, so set_map_flag can't run. The player can change it in "
-    "/xivmcp → Modules (`xivmcp module game_navigation changes allow`)."
+    "/xivmcp → Modules."
 )
 
 

@@ -16,6 +16,7 @@ import pytest
 
 import broker
 from broker import Broker, BrokerConfig
+from gates.contract import MANIFEST_GATE
 from gates.host import HostLimits
 from gates.host.calls._effect_watch import EffectWatch
 from gates.host.policy._side_effects import Verdict
@@ -153,7 +154,6 @@ BAD_INPUT: list[tuple[str, tuple[object, ...]]] = [
     ("RegisterTool", (HUGE, tool("testpeer_a", readOnly=True))),
     ("RegisterTool", (SHOUTY, tool("testpeer_a", readOnly=True))),
     ("RegisterTool", ("TestPeer", HUGE)),
-    ("UnregisterTool", ("TestPeer", None)),
     ("UnregisterTool", (None, "testpeer_a")),
     ("UnregisterTool", ("Other", "testpeer_a")),
     ("UnregisterAll", (None,)),
@@ -476,6 +476,23 @@ async def test_g5_get_status_reports_state_can_run_reason_tools_capabilities_and
         assert (status["state"], status["canRun"]) == ("kept_disabled", False)
 
 
+async def test_f5_unregister_and_check_permission_answer_as_the_real_host_at_their_edges(tmp_path: Path) -> None:
+    # SPEC: F5 - PluginApi.cs: UnregisterTool answers registry.Remove's false for a name it does not
+    # hold, an empty one too; UnregisterAll drops the declared dependencies with the tools;
+    # CheckPermission refuses any id not in the catalog, an empty one too, in one sentence.
+    async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
+        assert await ok(pi, "UnregisterTool", "TestPeer", "") == {"ok": True, "removed": False}
+        assert await ok(pi, "UnregisterTool", "TestPeer", None) == {"ok": True, "removed": False}
+        await ok(pi, "RegisterTool", "TestPeer", tool("testpeer_look", readOnly=True))
+        declared = await ok(pi, "DeclareDependencies", "TestPeer", '{"tools": [{"tool": "navigate_to"}]}')
+        assert [d["tool"] for d in declared["dependencies"]] == ["navigate_to"]
+        assert await ok(pi, "UnregisterAll", "TestPeer") == {"ok": True, "removed": 1}
+        assert (await ok(pi, "GetStatus", "TestPeer"))["dependencies"] == []
+        for capability in ("", "fly", "Game_UI"):
+            error = await refused(pi, "CheckPermission", "TestPeer", capability)
+            assert error == f"Unknown capability '{capability}'. See XivMcp.ListCapabilities."
+
+
 async def test_g5_check_permission_is_deny_unless_enabled_then_the_players_mode(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), broker.connect(endpoint, "TestPeer") as pi:
         player = player_of(pi, tmp_path)
@@ -610,7 +627,7 @@ async def test_g6_at_most_64_tools(tmp_path: Path) -> None:
 async def test_g7_invoke_replies_result_error_or_pending(tmp_path: Path) -> None:
     async with inprocess_host(tmp_path) as (endpoint, _), plugin_peer(endpoint, "TestPeer") as plugin:
         player = player_of(plugin.pi, tmp_path)
-        for name in ("testpeer_result", "testpeer_error", "testpeer_pending", "testpeer_garbage"):
+        for name in ("testpeer_result", "testpeer_error", "testpeer_pending", "testpeer_garbage", "testpeer_not_json"):
             await plugin.register(name, readOnly=True)
         await player.enable("TestPeer")
 
@@ -623,13 +640,25 @@ async def test_g7_invoke_replies_result_error_or_pending(tmp_path: Path) -> None
         async def garbage(*_: str) -> str:
             return '{"neither": 1}'
 
-        plugin.handlers.update(testpeer_result=result, testpeer_error=error, testpeer_garbage=garbage)
+        async def not_json(*_: str) -> str:
+            return "{nope"
+
+        plugin.handlers.update(
+            testpeer_result=result, testpeer_error=error, testpeer_garbage=garbage, testpeer_not_json=not_json
+        )
         assert await player.result("testpeer_result") == {"kills": 3}
         assert await player.error("testpeer_error") == "Not at a summoning bell."
+        # SPEC: F5 - named by the plugin's display name, as PluginReply.Parse(reply, DisplayName) does
         assert "TestPeer returned an invalid reply" in await player.error("testpeer_garbage")
+        manifest = '{"name": "Test Peer", "version": "1.0.0"}'
+        await plugin.pi.get_ipc_subscriber(MANIFEST_GATE).invoke_func("TestPeer", manifest)
+        assert (await player.error("testpeer_garbage")).startswith(
+            'Test Peer returned an invalid reply: expected {"result": …}, {"error": "…"} or {"pending": true}.'
+        )
+        assert (await player.error("testpeer_not_json")).startswith("Test Peer returned invalid JSON: ")
         async with anyio.create_task_group() as tg:
             call = start_call(tg, player, "testpeer_pending")
-            for _ in range(3):
+            for _ in range(5):  # the five calls above
                 await plugin.next_invoke()
             call_id, _, _ = await plugin.next_invoke()
             # the result itself, not wrapped: a document with a "result" key stays as it is

@@ -40,6 +40,8 @@ async def test_s3_progress_lines_summaries_and_job_names_with_control_characters
                 error = await refused(plugin.pi, "StartJob", "TestPeer", job)
                 assert error.startswith("XivMcp.StartJob refused the job's 'name'"), error
             await ok(plugin.pi, "ReportProgress", call_id, "12 kills, \u00e9t\u00e9 \u202e")  # text is text
+            # SPEC: F5 - for a call it does not know, the real host's "No pending call" comes first
+            assert await refused(plugin.pi, "ReportProgress", "c999", "12\r") == "No pending call 'c999'."
             await ok(plugin.pi, "CompleteCall", call_id, "31")
             assert (await call.outcome()).result == 31
         steps = [{"tool": "echo", "args": {"text": "x"}}]  # the assistant's own job: the same rule

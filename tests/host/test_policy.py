@@ -102,12 +102,17 @@ def test_t7_a_new_tool_pauses_an_enabled_plugin_until_the_player_consents_again(
     assert policies.decide(OWNER, STATUS) == Allow()
 
 
-def test_a6_a_new_capability_on_a_consented_tool_asks_again() -> None:
+def test_a6_a_capability_new_to_the_plugin_asks_again_one_it_had_on_another_tool_does_not() -> None:
+    # SPEC: F5 - the real host compares the declared capabilities with the plugin's reviewed ones as
+    # a whole (RegistrationReview.Check: `!policy.ReviewedCapabilities.Contains(c.Id)`), not tool by tool
     policies = enabled_policies(FOLLOW, BUY)
-    grown = tool("myplugin_follow", "move_character", "spend_gil")  # spend_gil is known, but not on this tool
+    moved = tool("myplugin_follow", "move_character", "spend_gil")  # spend_gil: BUY's, consented already
+    assert policies.on_registered(OWNER, registration(moved, BUY)).kind is ReviewKind.NONE
+    assert policies.state(OWNER) is PluginState.ENABLED
+    grown = tool("myplugin_follow", "move_character", "chat_send")  # chat_send: no consented tool had it
     review = policies.on_registered(OWNER, registration(grown, BUY))
     assert review.kind is ReviewKind.CHANGED
-    assert review.new_tools == () and review.new_capabilities == ("spend_gil",)
+    assert review.new_tools == () and review.new_capabilities == ("chat_send",)
     assert policies.state(OWNER) is PluginState.AWAITING_CONSENT
 
 
@@ -154,6 +159,25 @@ def test_t2_a_suspended_plugin_is_refused_until_the_player_lifts_it_and_returns_
     awaiting.on_registered(OWNER, registration(FOLLOW, BUY))
     awaiting.suspend(OWNER, "x")
     assert awaiting.lift_suspension(OWNER) is PluginState.AWAITING_CONSENT
+
+
+def test_t2_f5_a_suspended_plugin_not_enabled_or_awaiting_consent_is_refused_for_that_first() -> None:
+    # SPEC: F5 - the real host's order (ToolGate.InvokeAsync): not enabled, awaiting consent, suspended
+    where = "/xivmcp → Third-party plugins"
+    awaiting = enabled_policies(FOLLOW)
+    awaiting.suspend(OWNER, "x")
+    awaiting.on_registered(OWNER, registration(FOLLOW, BUY))  # a suspended plugin's registration grows
+    assert awaiting.decide(OWNER, FOLLOW, NAME) == Deny(
+        f"My Plugin changed its registration (new tools or capabilities) and waits for the player to consent "
+        f"again in {where}.",
+        reason="awaiting_consent",
+    )
+    kept = enabled_policies(FOLLOW)
+    kept.suspend(OWNER, "x")
+    kept.disable(OWNER)  # the player turns a suspended plugin off
+    assert kept.decide(OWNER, FOLLOW, NAME) == Deny(
+        f"My Plugin's tools aren't allowed yet. The player can allow the plugin in {where}.", reason="kept_disabled"
+    )
 
 
 # --------------------------------------------------------------------------- modes

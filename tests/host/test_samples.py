@@ -406,7 +406,10 @@ async def test_a6_removing_a_tool_or_registering_the_same_again_never_asks(sampl
         assert (await ok(plugin.pi, "UnregisterTool", "Shrinking", "shrinking_b"))["removed"] is True
         assert (await plugin.register("shrinking_a", capabilities=["game_ui"]))["state"] == "enabled"
         assert (await plugin.register("shrinking_b", capabilities=["move_items"]))["state"] == "enabled"
-        # a capability a consented tool did not have is growth
+        # SPEC: F5 - a capability another consented tool already had is nothing new: the real host
+        # compares with the plugin's reviewed capabilities as a whole (RegistrationReview.Check)
+        assert (await plugin.register("shrinking_a", capabilities=["game_ui", "move_items"]))["state"] == "enabled"
+        # a capability none of the consented tools had is growth
         reply = await plugin.register("shrinking_a", capabilities=["game_ui", "chat_send"])
         assert (reply["state"], reply["awaitingConsent"]) == ("awaiting_consent", True)
         assert (await player.plugin("Shrinking")).awaits == Awaits(new_tools=[], new_capabilities=["chat_send"])

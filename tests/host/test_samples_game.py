@@ -236,7 +236,7 @@ async def test_a5_w7_the_autoduty_tools_are_offered_only_while_autoduty_runs_and
         assert await t.player.result("get_duty_status") == {"running": False, "looping": False, "duty": None}
         assert await t.player.error("run_duty", {"duty": "Origenics"}) == (
             "AutoDuty is set to Deny for changes, so run_duty can't run. The player can change it in "
-            "/xivmcp → Modules (`xivmcp module autoduty changes allow`)."
+            "/xivmcp → Modules."
         )
 
         await t.player.module("autoduty", "changes", "allow")

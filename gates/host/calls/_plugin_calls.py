@@ -40,6 +40,7 @@ import msgspec
 
 from broker import CallGateSubscriber, IpcError, IpcHandlerError, IpcNotReadyError, IpcPeerLeftError, PluginInterface
 from gates.contract import (
+    Gate,
     InvalidDocumentError,
     InvokeError,
     InvokePending,
@@ -50,6 +51,7 @@ from gates.contract import (
     decode_invoke_reply,
     plugin_gate,
     quote,
+    refuse_control_characters,
 )
 
 from ..base._call_outcome import CallOutcome
@@ -289,13 +291,14 @@ class PluginCalls:
             return CallOutcome(error=f"{self._display_name(call.owner)} failed: {exc.message}")
         except IpcError as exc:
             return CallOutcome(error=f"{self._display_name(call.owner)} failed: {type(exc).__name__}: {exc}")
+        name = self._display_name(call.owner)  # the real host's PluginReply.Parse(reply, DisplayName)
         if text is not None and not isinstance(text, str):
             return CallOutcome(
-                error=f"{call.owner} returned an invalid reply: Invoke returns a JSON string such as "
+                error=f"{name} returned an invalid reply: Invoke returns a JSON string such as "
                 f'{{"result": …}}, not {_JSON_KINDS.get(type(text), "another type")}.'
             )
         try:
-            reply = decode_invoke_reply(text, call.owner)
+            reply = decode_invoke_reply(text, name)
         except InvalidDocumentError as exc:
             return CallOutcome(error=str(exc))
         match reply:
@@ -390,6 +393,8 @@ class PluginCalls:
         has ended)."""
         call = self._pending_call(caller, call_id, f"No pending call {quote(call_id)}.")
         text = text or ""
+        # S3, after the call is known: the real host answers for an unknown call first
+        refuse_control_characters(Gate.REPORT_PROGRESS, "progress line", text)
         line = text[:PROGRESS_LIMIT]
         call.notes["progressCut"] = call.notes.get("progressCut", 0) + (len(text) > PROGRESS_LIMIT)
         if call.on_progress is None or call.outcome is not None or not text.strip():

@@ -165,21 +165,18 @@ class Modules:
         area = module.title
         if not self.is_on(module.id):
             return Deny(
-                f"{area} is turned off in {_WHERE}, so {tool} isn't available. The player can turn it on there "
-                f"(`xivmcp module {module.id} on`).",
+                f"{area} is turned off in {_WHERE}, so {tool} isn't available. The player can turn it on there.",
                 reason="module_off",
             )
         mode = self.tool_mode(tool, read_only)
         if mode is Mode.DENY:
             if self.tool_setting(tool) is not None:
                 return Deny(
-                    f"{tool} is set to Deny in {_WHERE} ({area}), so it can't run. The player can change it there "
-                    f"(`xivmcp tool {tool} group`).",
+                    f"{tool} is set to Deny in {_WHERE} ({area}), so it can't run. The player can change it there.",
                     reason="tool_denied",
                 )
             return Deny(
-                f"{area} is set to Deny for {access.value}, so {tool} can't run. The player can change it in "
-                f"{_WHERE} (`xivmcp module {module.id} {access.value} allow`).",
+                f"{area} is set to Deny for {access.value}, so {tool} can't run. The player can change it in {_WHERE}.",
                 reason="module_denied",
             )
         if mode is Mode.ALLOW or session_approved:

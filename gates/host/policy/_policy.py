@@ -281,22 +281,27 @@ class Policies:
         return Ask((capability,), critical=critical)
 
     def _refusal(self, owner: str, name: str) -> Deny | None:
+        """Why none of the plugin's tools may run now, checked in the real host's order
+        (`ToolGate.InvokeAsync`): not enabled, then awaiting consent, then suspended. A suspended
+        plugin the player kept disabled, or whose registration grew, is refused for that first."""
         record = self._get(owner)
-        state, reason = record.state, record.suspend_reason
         where = "/xivmcp → Third-party plugins"
-        match state:
-            case PluginState.ENABLED:
-                return None
-            case PluginState.UNDECIDED | PluginState.KEPT_DISABLED:
-                # the real host says the same for both (`ToolGate`): the plugin is not enabled
-                message = f"{name}'s tools aren't allowed yet. The player can allow the plugin in {where}."
-            case PluginState.AWAITING_CONSENT:
-                message = (
-                    f"{name} changed its registration (new tools or capabilities) and waits for the player "
-                    f"to consent again in {where}."
-                )
-            case PluginState.SUSPENDED:
-                message = f"{name} is suspended by XIV MCP ({reason}). Only the player can lift that, in {where}."
+        if not record.enabled:
+            # the real host says the same for undecided and kept disabled: the plugin is not enabled
+            message = f"{name}'s tools aren't allowed yet. The player can allow the plugin in {where}."
+            state = PluginState.KEPT_DISABLED if record.reviewed else PluginState.UNDECIDED
+        elif record.awaiting_consent:
+            message = (
+                f"{name} changed its registration (new tools or capabilities) and waits for the player "
+                f"to consent again in {where}."
+            )
+            state = PluginState.AWAITING_CONSENT
+        elif record.suspended:
+            reason = record.suspend_reason
+            message = f"{name} is suspended by XIV MCP ({reason}). Only the player can lift that, in {where}."
+            state = PluginState.SUSPENDED
+        else:
+            return None
         return Deny(message, reason=state.value)
 
     def _denied_message(self, owner: str, name: str, definition: ToolDefinition) -> str:

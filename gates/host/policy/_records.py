@@ -12,7 +12,9 @@ plugin to whatever the player had decided before::
     any --suspend--> suspended --lift--> (the state before)
 
 The player is asked again only when a registration *grows* (:func:`review_registration`): a tool
-they did not consent to, or a capability a consented tool did not have. Removing tools never asks.
+they did not consent to, or a capability none of the tools they consented to had (the plugin's
+capabilities as a whole, as the real host's `RegistrationReview` counts them). Removing tools never
+asks.
 """
 
 from __future__ import annotations
@@ -132,10 +134,10 @@ def review_registration(record: PluginRecord, registration: Registration) -> Rev
         return Review(ReviewKind.NEW_PLUGIN, tuple(registration), _riskiest_first(everything))
     known = {c for tool_caps in record.consented.values() for c in tool_caps}
     new_tools = tuple(t for t in registration if t not in record.consented)
-    new_caps: set[str] = set()
-    for tool, caps in registration.items():
-        consented = record.consented.get(tool)
-        new_caps |= caps - (known if consented is None else consented)
+    # Across the whole plugin, as the real host's RegistrationReview compares the declared
+    # capabilities with the plugin's ReviewedCapabilities: a consented tool taking up a capability
+    # another consented tool already had is nothing new to the player.
+    new_caps = {c for caps in registration.values() for c in caps} - known
     if not new_tools and not new_caps:
         return Review(ReviewKind.NONE)
     return Review(ReviewKind.CHANGED, new_tools, _riskiest_first(new_caps))
