@@ -299,6 +299,7 @@ class PlayerDesk:
                     summary=a.summary,
                     seconds_left=None if a.deadline is None else round(a.deadline - now, 1),
                     critical=a.critical,
+                    caller=a.caller,
                 )
                 for a in self.host.approvals.pending()
             ]

@@ -249,7 +249,7 @@ class PlayerActions:
         if approval.plugin == HOST_NAME:  # one of XIV MCP's own tools, performed here or not (F1)
             read_only = registered.definition.read_only if registered is not None else _catalog_read_only(approval.tool)
             if read_only is not None:  # its module's settings
-                self._remember_core(approval.tool, read_only, answer)
+                self._remember_core(approval.tool, read_only, answer, approval.caller)
         elif registered is not None:
             # "For this session" covers what was asked: the whole call before it ran, or the one
             # capability asked for during it.
@@ -259,9 +259,15 @@ class PlayerActions:
             self._changed(approval.plugin)
         return approval
 
-    def _remember_core(self, tool: str, read_only: bool, answer: Answer) -> None:
-        if answer is Answer.APPROVE_SESSION:
-            self._policies.sessions.grant(HOST_NAME, tool, self._modules.session_key(tool, read_only))
+    def _remember_core(self, tool: str, read_only: bool, answer: Answer, caller: str | None) -> None:
+        """As the real host's ToolGate: "for this session" is the asker's own session; "always" sets
+        the tool to Allow for the assistant, and counts for this session only when a plugin's job
+        asked (the player's setting for their assistant is not changed by what a plugin asked)."""
+        key = self._modules.session_key(tool, read_only)
+        if caller is not None and answer in (Answer.APPROVE_SESSION, Answer.ALWAYS_ALLOW):
+            self._policies.sessions.grant(caller, tool, key)
+        elif answer is Answer.APPROVE_SESSION:
+            self._policies.sessions.grant(HOST_NAME, tool, key)
         elif answer is Answer.ALWAYS_ALLOW:
             self._modules.set_tool(tool, "allow")
 

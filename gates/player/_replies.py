@@ -69,6 +69,9 @@ class PendingApproval(Wire, kw_only=True):
     critical: bool = False
     """Asked every time (a critical capability, a trade): only "approve once" and "decline" are
     offered, as the real window offers nothing to remember."""
+    caller: str | None = None
+    """The plugin whose job asked to run one of XIV MCP's own tools (None: the assistant asked);
+    its "for this session" or "always" counts for that plugin's session only."""
 
 
 class ApprovalsReport(Wire, kw_only=True):

@@ -383,3 +383,62 @@ async def test_b7_each_plugin_has_its_own_bound_of_jobs_and_bytes_and_names_reso
             if job.state is not JobState.CANCELLED:
                 host.jobs.cancel(job)
         await until(host, assistants, state(JobState.CANCELLED))
+
+
+# --------------------------------------------------------------------------- a plugin's job as the caller (F5)
+
+
+async def test_f5_a_plugins_job_is_held_to_its_own_permissions_and_its_approvals_are_its_own(tmp_path: Path) -> None:
+    # SPEC: F5 - the real host's ToolGate with a plugin caller (CallerTests): XIV MCP's own tool in a
+    # plugin's job runs under the stricter of the module's and the plugin's modes; the plugin's
+    # "always" is its session only; a plugin that may not do it is refused in the real host's words.
+    async with inprocess_host(tmp_path) as (endpoint, host), plugin_peer(endpoint, "TestPeer") as plugin:
+        player = player_of(plugin.pi, tmp_path)
+        await plugin.register("testpeer_look", readOnly=True)
+        await player.enable("TestPeer")  # its game_ui: Ask, the default
+        await player.module("game_navigation", "changes", "allow")  # the assistant may place flags unasked
+        document = json.dumps({"name": "flag", "steps": [{"tool": "set_map_flag", "args": {"x": 10, "y": 10}}]})
+
+        def ended(job: JobInfo) -> bool:  # its step ran or was refused (a failed step leaves the job pending)
+            return job.state not in (JobState.QUEUED, JobState.RUNNING)
+
+        first = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        approval = await player.wait_approval("set_map_flag")  # the plugin's Ask is the stricter
+        assert approval.summary.endswith(", asked by TestPeer)") and approval.caller == "TestPeer"
+        await player.approve(approval.approval_id, always=True)
+        await until(host, first["id"], ended)
+        setting = [t.setting for m in await player.modules() for t in m.tools if t.name == "set_map_flag"]
+        assert setting == ["group"]  # a plugin's "always" never changes the player's setting for the assistant
+        second = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        await until(host, second["id"], ended)  # its session covers it: nothing asked
+        assert await player.approvals() == []
+
+        await player.set_modes("TestPeer", game_ui="deny")
+        third = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        job = await until(host, third["id"], ended)
+        assert job.steps[0].error == (
+            "TestPeer may not use set_map_flag: what it does isn't allowed for TestPeer in /xivmcp → Third-party "
+            "plugins (or the plugin isn't enabled there)."
+        )
+
+
+async def test_f5_a_plugins_job_may_use_another_plugins_tool_only_if_it_may_do_what_it_declares(tmp_path: Path) -> None:
+    # SPEC: F5 - ToolGate.InvokeAsync: "{caller} may not use {tool}: what it does isn't allowed for {caller} ..."
+    async with (
+        inprocess_host(tmp_path) as (endpoint, host),
+        plugin_peer(endpoint, "TestPeer") as plugin,
+        plugin_peer(endpoint, "Other") as other,
+    ):
+        player = player_of(plugin.pi, tmp_path)
+        await plugin.register("testpeer_look", readOnly=True)
+        await other.register("other_buy", capabilities=["spend_gil"])
+        for name in ("TestPeer", "Other"):
+            await player.enable(name)
+        await player.set_modes("Other", spend_gil="allow")
+        await player.set_modes("TestPeer", spend_gil="deny")
+        document = json.dumps({"name": "buy", "steps": [{"tool": "other_buy"}]})
+        started = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
+        job = await until(host, started["id"], lambda j: j.state not in (JobState.QUEUED, JobState.RUNNING))
+        assert job.steps[0].error == (
+            "TestPeer may not use other_buy: what it does isn't allowed for TestPeer in /xivmcp → Third-party plugins."
+        )

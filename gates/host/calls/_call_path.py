@@ -21,8 +21,11 @@ import anyio
 from gates.contract import (
     BUILTIN_TOOLS,
     HOST_NAME,
+    NOT_FOR_PLUGINS,
     ApprovalState,
+    Mode,
     PluginState,
+    Risk,
     ToolDefinition,
     acting_capabilities,
     encode_json,
@@ -34,7 +37,7 @@ from ..base._audit import AuditKind
 from ..base._call_outcome import CallOutcome
 from ..base._errors import ApprovalError
 from ..policy._approvals import PLUGIN_LEFT, Approval, ApprovalKind
-from ..policy._decision import Allow, Ask, Deny
+from ..policy._decision import Allow, Ask, Decision, Deny
 from ..policy._modules import JOBS_MODULE
 from ..policy._side_effects import SUSPEND_WINDOW, suspension_reason
 from ..policy._state import HostState
@@ -43,6 +46,10 @@ from ._call_end import CallEnd
 from ._plugin_calls import PluginCalls
 
 __all__ = ["CallPath", "not_simulated"]
+
+READ_GAME = "read_game"
+_STRICTNESS = (Mode.ALLOW, Mode.ASK, Mode.DENY)
+"""The real host's PolicyMode order: a later mode is stricter."""
 
 
 def not_simulated(tool: str) -> str:
@@ -82,8 +89,14 @@ class CallPath:
         on_approval: Callable[[Approval], None] | None = None,
         on_started: Callable[[str], None] | None = None,
         as_step: bool = False,
+        caller: str | None = None,
     ) -> CallOutcome:
         """Decide (allow / ask / deny) and run a tool; errors are written for the assistant.
+
+        `caller` is the plugin whose job runs the step (None: the assistant): as in the real host's
+        ToolGate, a plugin is held to its own permissions as well (the stricter of both decides
+        for XIV MCP's own tools; another plugin's tool is refused if the caller may not do what it
+        declares), and its session approvals are its own.
 
         A direct call (not `as_step`) of a tool that changes something is refused while a job's
         acting step runs (J8); `on_started` gets a plugin call's id (see `PluginCalls.invoke`).
@@ -94,13 +107,28 @@ class CallPath:
         if registered is None:
             if as_step and (builtin := BUILTIN_TOOLS.get(name)) is not None:  # F1: known, not simulated
                 known = ToolDefinition(name=name, description=builtin.summary, read_only=builtin.read_only)
-                return await self._call_core(known, arguments or {}, on_progress, on_approval, as_step, simulated=False)
+                return await self._call_core(
+                    known, arguments or {}, on_progress, on_approval, as_step, simulated=False, caller=caller
+                )
             return CallOutcome(error=self._unknown(name))
         owner, definition = registered.owner, registered.definition
         if owner == HOST_NAME:  # XIV MCP's own tools: gated by their module (A5, W5)
-            return await self._call_core(definition, arguments or {}, on_progress, on_approval, as_step)
+            return await self._call_core(definition, arguments or {}, on_progress, on_approval, as_step, caller=caller)
         if not as_step and not definition.read_only and (busy := self.acting_refusal(name)) is not None:
             return CallOutcome(error=busy)
+        if caller is not None and caller != owner and self._caller_mode(caller, definition) is Mode.DENY:
+            # A plugin's job running another plugin's tool: the caller must be allowed what it does too.
+            who = self._installed.display_name(caller)
+            message = (
+                f"{who} may not use {name}: what it does isn't allowed for {who} in /xivmcp → Third-party plugins."
+            )
+            self._audit.record(
+                AuditKind.DECISION,
+                owner,
+                name,
+                details={"decision": "deny", "reason": "not_allowed_for_caller", "caller": caller, "message": message},
+            )
+            return CallOutcome(error=message)
         args_json = encode_json(arguments or {})
         decision = self._policies.decide(owner, definition, self._installed.display_name(owner))
         if isinstance(decision, Ask):
@@ -133,6 +161,7 @@ class CallPath:
         as_step: bool,
         *,
         simulated: bool = True,
+        caller: str | None = None,
     ) -> CallOutcome:
         """One of XIV MCP's own tools: its module's reading or changes mode decides (deny, ask,
         allow); a tool in no module (echo, search_tools, call_tool, ...) always runs. One the
@@ -144,17 +173,23 @@ class CallPath:
         acting = not read_only and module.id != JOBS_MODULE  # the job tools steer jobs, they do not act
         if acting and not as_step and (busy := self.acting_refusal(name)) is not None:
             return CallOutcome(error=busy)
-        session = self._policies.sessions.has(HOST_NAME, name, self._modules.session_key(name, read_only))
-        decision = self._modules.decide(name, read_only, session_approved=session)
+        key = self._modules.session_key(name, read_only)
+        if caller is None:
+            session = self._policies.sessions.has(HOST_NAME, name, key)
+            decision = self._modules.decide(name, read_only, session_approved=session)
+        else:
+            decision = self._decide_for_plugin(caller, definition, self._modules.decide(name, read_only), key)
         if isinstance(decision, Ask):
             access = "reading" if read_only else "changes"
             ask = Ask(acting_capabilities(definition))
+            asked_by = "" if caller is None else f", asked by {self._installed.display_name(caller)}"
             decision = await self._ask_player(
                 HOST_NAME,
                 definition,
                 ask,
                 on_approval,
-                summary=f"XIV MCP wants to run {name} ({module.title}, {access})",
+                summary=f"XIV MCP wants to run {name} ({module.title}, {access}{asked_by})",
+                caller=caller,
             )
         if isinstance(decision, Deny):
             self._audit.record(
@@ -175,6 +210,38 @@ class CallPath:
             self._audit.record(AuditKind.CALL, HOST_NAME, name, details=details)
         return outcome
 
+    def _caller_mode(self, caller: str, definition: ToolDefinition) -> Mode:
+        """The strictest mode the calling plugin has for what the tool does (reading counts as
+        allowed; Deny while the plugin cannot run), as the real host's PluginModeFor."""
+        acting = [c for c in definition.capabilities if c != READ_GAME and find_capability(c) is not None]
+        modes = [self._policies.check_permission(caller, c) for c in acting or [READ_GAME]]
+        return max(modes, key=_STRICTNESS.index)
+
+    def _decide_for_plugin(self, caller: str, definition: ToolDefinition, module: Decision, key: str) -> Decision:
+        """One of XIV MCP's own tools in a plugin's job: the module's settings and the plugin's own
+        permissions, the stricter deciding, in the real host's order (ToolGate.InvokeBuiltInAsync)."""
+        name = definition.name
+        if isinstance(module, Deny) and module.reason == "module_off":
+            return module
+        who = self._installed.display_name(caller)
+        if name in NOT_FOR_PLUGINS:
+            return Deny(f"{name} is not available to plugins (asked by {who}).", reason="not_for_plugins")
+        mode = self._caller_mode(caller, definition)
+        if mode is Mode.DENY:
+            return Deny(
+                f"{who} may not use {name}: what it does isn't allowed for {who} in /xivmcp → Third-party plugins "
+                "(or the plugin isn't enabled there).",
+                reason="not_allowed_for_caller",
+            )
+        if isinstance(module, Deny) or (isinstance(module, Allow) and mode is Mode.ALLOW):
+            return module
+        critical = any(
+            (cap := find_capability(c)) is not None and cap.risk is Risk.CRITICAL for c in definition.capabilities
+        )
+        if not critical and self._policies.sessions.has(caller, name, key):  # the plugin's own session
+            return Allow("approved_session")
+        return Ask(())
+
     def _unknown(self, name: str) -> str:
         owner = self._policies.consented_owner(name)
         if owner is not None:  # a tool of a plugin that is away (restarting, or not started yet)
@@ -191,13 +258,14 @@ class CallPath:
         ask: Ask,
         on_approval: Callable[[Approval], None] | None,
         summary: str | None = None,
+        caller: str | None = None,
     ) -> Allow | Deny:
         if summary is None:
             titles = [c.title for c in map(find_capability, ask.capabilities) if c is not None]
             summary = f"{owner} wants to run {definition.name}" + (f" ({', '.join(titles)})" if titles else "")
         try:
             approval = self._approvals.request(
-                ApprovalKind.BEFORE_CALL, None, owner, definition.name, ask.capabilities, summary, ask
+                ApprovalKind.BEFORE_CALL, None, owner, definition.name, ask.capabilities, summary, ask, caller=caller
             )
         except ApprovalError as exc:  # B7: too many windows open for this plugin already
             return Deny(f"{exc} Nothing was run.", reason="too_many_approvals")

@@ -340,7 +340,12 @@ class Jobs:
 
         try:
             return await self._call_path.call_tool(
-                step.tool, JobChecks.decode_args(args), on_progress=progress, on_started=started, as_step=True
+                step.tool,
+                JobChecks.decode_args(args),
+                on_progress=progress,
+                on_started=started,
+                as_step=True,
+                caller=job.owner,  # a plugin's job is held to that plugin's permissions as well
             )
         finally:
             run.call_id = None

@@ -81,6 +81,9 @@ class Approval:
     flagged: bool = False
     critical: bool = False
     """Asked every time (a critical ask): approving it for the session or always approves it once."""
+    caller: str | None = None
+    """The plugin whose job asked for one of XIV MCP's own tools (None: the assistant). Its answer
+    "for this session" or "always" counts for that plugin's session only (the real host's Caller)."""
 
     def reply(self) -> ApprovalReply:
         return ApprovalReply(approval_id=self.id, state=self.state)
@@ -120,6 +123,8 @@ class Approvals:
         capabilities: tuple[str, ...],
         summary: str,
         decision: Decision,
+        *,
+        caller: str | None = None,
     ) -> Approval:
         """Opens an approval as ``decision`` says (see the module docstring); returns it with its id.
 
@@ -155,6 +160,7 @@ class Approvals:
             reason=reason,
             flagged=flagged,
             critical=isinstance(decision, Ask) and decision.critical,
+            caller=caller,
         )
         self._approvals[approval_id] = approval
         self._prune()
