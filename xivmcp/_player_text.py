@@ -104,12 +104,13 @@ def _print_plugins(report: PluginsReport) -> None:
         connected = "connected" if card.connected else "not connected"
         _say(f"{card.name}: {card.state} ({connected}; registration {card.digest})")
         if card.suspend_reason:
-            _say(f"  suspended: {card.suspend_reason}")
+            _say(f"  suspended: {card.suspend_reason} (`xivmcp lift {card.name}`)")
         if card.awaits is not None:
             aw = card.awaits
+            command = "consent" if card.state == "awaiting_consent" else "enable"  # a grown registration
             _say(
                 f"  awaits the player: new tools {', '.join(aw.new_tools) or 'none'}; "
-                f"new capabilities {', '.join(aw.new_capabilities) or 'none'} (`xivmcp enable {card.name}`)"
+                f"new capabilities {', '.join(aw.new_capabilities) or 'none'} (`xivmcp {command} {card.name}`)"
             )
         for capability in card.capabilities:
             _say(f"  capability {capability.id}: {capability.mode}")

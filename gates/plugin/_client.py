@@ -49,13 +49,23 @@ from gates.contract import (
     plugin_gate,
 )
 
-from ._call import CallCancelledError, McpCall, error_text
+from ._call import CallCancelledError, McpCall, McpToolError, error_text
 from ._entry import bus_keys
 from ._jobs import JobsMixin
 
 __all__ = ["XivMcpClient"]
 
 log = logging.getLogger("gates.plugin")
+
+
+def _log_bug(plugin: str, tool: str, exc: Exception) -> None:
+    """An exception other than McpToolError is a bug in the tool: the assistant gets "Type: message",
+    the plugin's author the traceback on stderr (a refusal the tool meant, McpToolError, is not logged)."""
+    if not isinstance(exc, McpToolError):
+        log.error(
+            "%s: %s raised %s (the assistant got %r)", plugin, tool, type(exc).__name__, error_text(exc), exc_info=exc
+        )
+
 
 PROGRESS_FLUSH_SECONDS = 2.0
 """How long a call's end waits for its progress lines still queued to reach XIV MCP."""
@@ -334,6 +344,7 @@ class XivMcpClient(JobsMixin):
                 if inspect.isawaitable(result):
                     result = await result
             except Exception as exc:
+                _log_bug(self.internal_name, tool_name, exc)
                 return encode_json({"error": error_text(exc)})
             return encode_json({"result": result})
         assert tool.long is not None and self._tg is not None
@@ -352,6 +363,7 @@ class XivMcpClient(JobsMixin):
         except CallCancelledError:
             await self._finish(call, None, "Cancelled.")
         except Exception as exc:
+            _log_bug(self.internal_name, call.tool, exc)
             await self._finish(call, None, error_text(exc))
         else:
             await self._finish(call, result, None)

@@ -88,6 +88,10 @@ async def test_binding_and_tool_errors_reach_the_assistant_as_their_messages(
         "Not at a summoning bell. Use navigate_to with destination summoning_bell first."
     )
     assert other.is_error and text_of(other) == "ZeroDivisionError: division by zero"
+    # The author sees the bug's traceback on the plugin's stderr; a refusal the tool meant is no bug.
+    said = (authored_system.logs / "authored.log").read_text(encoding="utf-8")
+    assert "authored_fail raised ZeroDivisionError" in said and "Traceback (most recent call last)" in said
+    assert "1 / 0" in said and "McpToolError" not in said
 
 
 
