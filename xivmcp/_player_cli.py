@@ -353,6 +353,14 @@ def send_command(
             except PlayerError as exc:
                 print_err(exc.message)
                 return 1
+        if isinstance(reply, CallReply) and reply.suspended_plugin is not None:
+            plugin = reply.suspended_plugin
+            print_err(
+                escaped(
+                    f"XIV MCP suspended {plugin} after this call: {reply.suspend_reason}. Its tools are refused "
+                    f"until you lift it (`xivmcp lift {plugin}`)."
+                )
+            )
         if isinstance(reply, CallReply) and reply.is_error:
             print_err(escaped(str(reply.error)))  # the plugin's text: one line, whatever it holds (S3)
             return 1

@@ -27,6 +27,7 @@ from gates.contract import (
     Answer,
     JobInfo,
     JobReply,
+    PluginState,
     RefusedError,
     error_reply,
     exception_reply,
@@ -324,6 +325,8 @@ class PlayerDesk:
                 else f"No tool named {quote(tool)}; `xivmcp plugins` lists every plugin's tools."
             )
         events = self._events_to(command.notify) if command.notify else None
+        owner = host.registry.owner_of(tool)
+        was_suspended = owner is not None and host.policies.state(owner) is PluginState.SUSPENDED
         try:
             outcome = await host.call_tool(
                 tool,
@@ -336,8 +339,12 @@ class PlayerDesk:
                 await events.aclose()  # every event reaches the player before the result
         if outcome.ok:
             images = [CallImage(mime_type=i.mime_type, data=i.data, caption=i.caption) for i in outcome.images]
-            return CallReply(result=outcome.result, images=images)
-        return CallReply(is_error=True, error=outcome.error)
+            reply = CallReply(result=outcome.result, images=images)
+        else:
+            reply = CallReply(is_error=True, error=outcome.error)
+        if owner is not None and not was_suspended and host.policies.state(owner) is PluginState.SUSPENDED:
+            reply.suspended_plugin, reply.suspend_reason = owner, host.policies.record(owner).suspend_reason
+        return reply
 
     def _jobs(self, command: ListJobs) -> JobsReport:
         listed = self.host.jobs.listing(finished=command.finished, newest=LISTED)

@@ -129,6 +129,10 @@ class CallReply(Wire, kw_only=True, omit_defaults=True):
     """The text the assistant reads when the call was refused or failed."""
     images: list[CallImage] = []
     """Images besides the result, in order (none for most tools)."""
+    suspended_plugin: str | None = None
+    """For the player, not what the assistant gets: the plugin this call suspended (it did
+    something it did not declare), with `suspend_reason`; `xivmcp call` says so on stderr."""
+    suspend_reason: str | None = None
 
 
 class StatsReport(Wire, kw_only=True):

@@ -73,12 +73,14 @@ async def test_an_undeclared_effect_suspends_the_plugin_until_the_player_lifts_i
     # SPEC: T2, W4, A4
     async with session(effects) as (player, game, _):
         before = await gil(game)
-        assert (await player.result("effects_buy_undeclared", {"count": 2})) == {"bought": 2}
+        reply = await player.call("effects_buy_undeclared", {"count": 2})
+        assert reply.result == {"bought": 2}
         assert await gil(game) == before - 2 * HI_POTION_PRICE
 
         card = await player.plugin(PLUGIN)
         reason = "effects_buy_undeclared: 640 gil spent. (not declared)"
         assert (card.state, card.suspend_reason) == ("suspended", reason)
+        assert (reply.suspended_plugin, reply.suspend_reason) == (PLUGIN, reason)  # the player is told at once
         [call] = calls_of(effects.data_dir, "effects_buy_undeclared")[-1:]
         assert call["flagged"] is True and call["details"]["verdict"] == "suspended"
         assert call["details"]["effects"] == [
