@@ -413,7 +413,9 @@ async def test_f5_a_plugins_job_is_held_to_its_own_permissions_and_its_approvals
         await until(host, second["id"], ended)  # its session covers it: nothing asked
         assert await player.approvals() == []
 
-        await player.set_modes("TestPeer", game_ui="deny")
+        # What set_map_flag does, as the real host's BuiltInCapabilities maps its module: game windows
+        # and moving the character; a plugin denied either may not run it
+        await player.set_modes("TestPeer", game_ui="allow", move_character="deny")
         third = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
         job = await until(host, third["id"], ended)
         assert job.steps[0].error == (

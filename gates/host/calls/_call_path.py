@@ -13,7 +13,7 @@ the real host would then run the tool, it fails saying it is not simulated here.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import anyio
@@ -37,6 +37,7 @@ from ..base._audit import AuditKind
 from ..base._call_outcome import CallOutcome
 from ..base._errors import ApprovalError
 from ..policy._approvals import PLUGIN_LEFT, Approval, ApprovalKind
+from ..policy._builtin_capabilities import builtin_capabilities
 from ..policy._decision import Allow, Ask, Decision, Deny
 from ..policy._modules import JOBS_MODULE
 from ..policy._side_effects import SUSPEND_WINDOW, suspension_reason
@@ -116,7 +117,7 @@ class CallPath:
             return await self._call_core(definition, arguments or {}, on_progress, on_approval, as_step, caller=caller)
         if not as_step and not definition.read_only and (busy := self.acting_refusal(name)) is not None:
             return CallOutcome(error=busy)
-        if caller is not None and caller != owner and self._caller_mode(caller, definition) is Mode.DENY:
+        if caller is not None and caller != owner and self._caller_mode(caller, definition.capabilities) is Mode.DENY:
             # A plugin's job running another plugin's tool: the caller must be allowed what it does too.
             who = self._installed.display_name(caller)
             message = (
@@ -210,10 +211,10 @@ class CallPath:
             self._audit.record(AuditKind.CALL, HOST_NAME, name, details=details)
         return outcome
 
-    def _caller_mode(self, caller: str, definition: ToolDefinition) -> Mode:
-        """The strictest mode the calling plugin has for what the tool does (reading counts as
+    def _caller_mode(self, caller: str, capabilities: Iterable[str]) -> Mode:
+        """The strictest mode the calling plugin has for these capabilities (reading counts as
         allowed; Deny while the plugin cannot run), as the real host's PluginModeFor."""
-        acting = [c for c in definition.capabilities if c != READ_GAME and find_capability(c) is not None]
+        acting = [c for c in capabilities if c != READ_GAME and find_capability(c) is not None]
         modes = [self._policies.check_permission(caller, c) for c in acting or [READ_GAME]]
         return max(modes, key=_STRICTNESS.index)
 
@@ -226,7 +227,9 @@ class CallPath:
         who = self._installed.display_name(caller)
         if name in NOT_FOR_PLUGINS:
             return Deny(f"{name} is not available to plugins (asked by {who}).", reason="not_for_plugins")
-        mode = self._caller_mode(caller, definition)
+        module_id = self._modules.module_of(name)
+        uses = builtin_capabilities(name, None if module_id is None else module_id.id, definition.read_only)
+        mode = self._caller_mode(caller, uses)
         if mode is Mode.DENY:
             return Deny(
                 f"{who} may not use {name}: what it does isn't allowed for {who} in /xivmcp → Third-party plugins "
@@ -235,9 +238,7 @@ class CallPath:
             )
         if isinstance(module, Deny) or (isinstance(module, Allow) and mode is Mode.ALLOW):
             return module
-        critical = any(
-            (cap := find_capability(c)) is not None and cap.risk is Risk.CRITICAL for c in definition.capabilities
-        )
+        critical = any((cap := find_capability(c)) is not None and cap.risk is Risk.CRITICAL for c in uses)
         if not critical and self._policies.sessions.has(caller, name, key):  # the plugin's own session
             return Allow("approved_session")
         return Ask(())
