@@ -8,6 +8,7 @@ fails with an unexpected exception answers one line (500), never a traceback.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -92,49 +93,46 @@ async def test_a_burst_of_changes_is_one_event_naming_each_panel_once_in_order()
     assert hub.pages == 0
 
 
-async def test_the_game_coming_or_going_and_its_changes_reach_the_game_panel() -> None:
-    # SPEC: C1
-    host = StandIn()
+async def events_after(host: StandIn, *acts: Callable[[], object]) -> list[str]:
+    """The event each act sends to a page, the acts done in turn once the page listens (an act
+    may return an awaitable: the game's listener is a coroutine)."""
     hub = hub_of(host)
     stream = hub.events(lambda: True, ping=WAIT)
+    seen: list[str] = []
     async with anyio.create_task_group() as tg:
-        seen: list[str] = []
 
         async def read() -> None:
-            seen.append(await next_event(stream))
-            seen.append(await next_event(stream))
+            while len(seen) < len(acts):  # one by one: the test waits for each before the next act
+                event = await next_event(stream)
+                seen.append(event)
 
         tg.start_soon(read)
         with anyio.fail_after(WAIT):
             while hub.pages == 0:
                 await anyio.lowlevel.checkpoint()
-        host.listeners["peer"](GAME_NAME, False, "left")
-        with anyio.fail_after(WAIT):
-            while len(seen) < 1:
-                await anyio.lowlevel.checkpoint()
-        await host.listeners["game"](None)
-    assert seen == ["game info", "game"]
+        for number, act in enumerate(acts):
+            done = act()
+            if inspect.isawaitable(done):
+                await done
+            with anyio.fail_after(WAIT):
+                while len(seen) <= number:
+                    await anyio.lowlevel.checkpoint()
     await stream.aclose()
+    return seen
+
+
+async def test_the_game_coming_or_going_and_its_changes_reach_the_game_panel() -> None:
+    # SPEC: C1
+    host = StandIn()
+    left = await events_after(host, lambda: host.listeners["peer"](GAME_NAME, False, "left"))
+    changed = await events_after(host, lambda: host.listeners["game"](None))
+    assert (left, changed) == (["game info"], ["game"])
 
 
 async def test_a_test_clocks_move_reaches_the_approval_windows() -> None:
     # SPEC: C1 - on a --test-clock host an approval window's time left changes only as the clock moves
     host = StandIn()
-    hub = hub_of(host)
-    stream = hub.events(lambda: True, ping=WAIT)
-    async with anyio.create_task_group() as tg:
-        seen: list[str] = []
-
-        async def read() -> None:
-            seen.append(await next_event(stream))
-
-        tg.start_soon(read)
-        with anyio.fail_after(WAIT):
-            while hub.pages == 0:
-                await anyio.lowlevel.checkpoint()
-        host.listeners["clock"](30.0)
-    assert seen == ["approvals"]
-    await stream.aclose()
+    assert await events_after(host, lambda: host.listeners["clock"](30.0)) == ["approvals"]
 
 
 async def test_a_pages_stream_ends_with_its_session_and_with_the_host() -> None:
