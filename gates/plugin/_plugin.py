@@ -33,7 +33,7 @@ import anyio
 import anyio.abc
 import msgspec
 
-from gates.contract import Gate, HostReplyError, ToolDefinition, encode_json
+from gates.contract import Gate, HostReplyError, ToolDefinition, encode_json, escaped
 
 from ._call import CallCancelledError, McpCall, error_text
 from ._client import XivMcpClient
@@ -272,10 +272,22 @@ class Plugin:
         run_on_asyncio(self._serve, bus)
 
     async def _serve(self, bus: str) -> None:
+        name = self.internal_name
         async with anyio.create_task_group() as tg:
             await tg.start(_stop_on_sigterm, tg.cancel_scope)  # before joining: a SIGTERM at once is heard
-            async with self.connected(bus):
+            async with self.connected(bus) as client:
+                # What the samples say, for the person who started it and a test that waits for a line
+                # ("NAME: registered N tools", as the test kit's launcher prints it).
+                _say(f"{name}: connected to {client.pi.endpoint}")
+                client.on_registration_failed(lambda message: _say(f"{name}: XIV MCP refused a tool: {message}"))
+                await client.wait_registered()
+                count = len(self._tools)
+                _say(f"{name}: registered {count} tool{'' if count == 1 else 's'}")
                 await anyio.sleep_forever()
+
+
+def _say(line: str) -> None:
+    print(escaped(line), flush=True)  # a refusal quotes the plugin's own text: one line (S3)
 
 
 async def _stop_on_sigterm(scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]) -> None:

@@ -39,7 +39,8 @@ async def _serve(plugin: Plugin, bus: str) -> None:
     async with plugin.connected(bus) as client:
         client.on_registration_failed(lambda message: _say(f"{name}: {REFUSED} {message}"))
         await client.wait_registered()
-        _say(f"{registered_line(name)}{len(plugin.definitions)} tools")
+        count = len(plugin.definitions)
+        _say(f"{registered_line(name)}{count} tool{'' if count == 1 else 's'}")
         await anyio.sleep_forever()
 
 

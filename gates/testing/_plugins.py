@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Final
 
@@ -37,6 +38,8 @@ PluginTarget = str | Path | Plugin
 
 _MODULE: Final = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _LAUNCH: Final = "gates.testing._launch"
+_REGISTERED: Final = re.compile(r"\S+: registered \d+ tools?$")
+"""The line the kit prints once XIV MCP has been sent every tool (`registered_line`)."""
 
 
 class PluginProcess:
@@ -92,20 +95,20 @@ class PluginProcess:
         return await self.process.expect(prefix, within)
 
     def wait_registered(self, within: float = START_TIMEOUT) -> str:
-        """Wait until XIV MCP has been sent every tool (a `Plugin` object only: the kit prints when)."""
-        return self.expect(self._registered_prefix(), within)
+        """Wait until XIV MCP has been sent every tool: the line "NAME: registered N tools" that the
+        kit prints (the launcher of a `Plugin` object, and `plugin.run()` in a module or script).
+        A raw-gates plugin prints its own lines: wait for one of them with `expect`."""
+        if self.internal_name is not None:
+            return self.expect(registered_line(self.internal_name), within)
+        deadline = time.monotonic() + within
+        while True:  # the InternalName is not known here: any kit plugin's registered line
+            line = self.expect("", max(0.0, deadline - time.monotonic()))
+            if _REGISTERED.match(line):
+                return line
 
     async def wait_registered_async(self, within: float = START_TIMEOUT) -> str:
         """`wait_registered` without blocking the test's event loop."""
-        return await self.expect_async(self._registered_prefix(), within)
-
-    def _registered_prefix(self) -> str:
-        if self.internal_name is None:
-            raise RuntimeError(
-                f"{self.label} was started as a module or a script, which the kit cannot watch register: wait for "
-                "a line it prints with expect(...), or start its Plugin object (plugin_process.start(plugin))."
-            )
-        return registered_line(self.internal_name)
+        return await anyio.to_thread.run_sync(self.wait_registered, within, abandon_on_cancel=True)
 
     def kill(self) -> None:
         """kill -9 by pid, and reap: the bus notices it gone within seconds (B2)."""

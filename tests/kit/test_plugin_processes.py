@@ -20,8 +20,33 @@ def test_k2_a_module_runs_with_the_bus_and_its_arguments(plugin_process: PluginP
     plugin = plugin_process.start("plugins_sample.myplugin", "--seconds-per-kill", "1000")
     assert plugin.expect("MyPlugin: registered myplugin_restock").endswith("(undecided)")
     assert plugin.internal_name is None and plugin.label == "myplugin"
-    with pytest.raises(RuntimeError, match="started as a module or a script.*expect"):
-        plugin.wait_registered()
+
+
+RUN_SAYS = """
+from gates.plugin import Plugin
+
+plugin = Plugin("RunSays")
+
+
+@plugin.tool(read_only=True)
+def runsays_hello() -> str:
+    \"\"\"Says hello.\"\"\"
+    return "hello"
+
+
+plugin.run()
+"""
+
+
+def test_k2_a_script_that_calls_plugin_run_says_when_it_has_registered(
+    plugin_process: PluginProcesses, tmp_path: Path
+) -> None:
+    # plugin.run() prints what the samples print: a newcomer sees it joined, a test waits for the line
+    script = tmp_path / "run_says.py"
+    script.write_text(RUN_SAYS, encoding="utf-8")
+    plugin = plugin_process.start(script)
+    assert plugin.wait_registered() == "RunSays: registered 1 tool"
+    assert plugin.lines[0].startswith("RunSays: connected to tcp://127.0.0.1:")
 
 
 def test_k2_a_script_path_runs_it_and_its_stdout_is_kept(plugin_process: PluginProcesses) -> None:
