@@ -405,6 +405,7 @@ async def test_f5_a_plugins_job_is_held_to_its_own_permissions_and_its_approvals
         first = (await ok(plugin.pi, "StartJob", "TestPeer", document))["job"]
         approval = await player.wait_approval("set_map_flag")  # the plugin's Ask is the stricter
         assert approval.summary.endswith(", asked by TestPeer)") and approval.caller == "TestPeer"
+        assert approval.capabilities == ["game_ui", "move_character"]  # the window's, by BuiltInCapabilities
         await player.approve(approval.approval_id, always=True)
         await until(host, first["id"], ended)
         setting = [t.setting for m in await player.modules() for t in m.tools if t.name == "set_map_flag"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -23,11 +23,11 @@ from gates.contract import (
     HOST_NAME,
     NOT_FOR_PLUGINS,
     ApprovalState,
+    CapabilityId,
     Mode,
     PluginState,
     Risk,
     ToolDefinition,
-    acting_capabilities,
     encode_json,
     find_capability,
     quote,
@@ -48,7 +48,7 @@ from ._plugin_calls import PluginCalls
 
 __all__ = ["CallPath", "not_simulated"]
 
-READ_GAME = "read_game"
+READ_GAME: Final = CapabilityId.READ_GAME.value
 _STRICTNESS = (Mode.ALLOW, Mode.ASK, Mode.DENY)
 """The real host's PolicyMode order: a later mode is stricter."""
 
@@ -175,14 +175,15 @@ class CallPath:
         if acting and not as_step and (busy := self.acting_refusal(name)) is not None:
             return CallOutcome(error=busy)
         key = self._modules.session_key(name, read_only)
+        uses = builtin_capabilities(name, module.id, read_only)  # what it does, as the real host maps it
         if caller is None:
             session = self._policies.sessions.has(HOST_NAME, name, key)
             decision = self._modules.decide(name, read_only, session_approved=session)
         else:
-            decision = self._decide_for_plugin(caller, definition, self._modules.decide(name, read_only), key)
+            decision = self._decide_for_plugin(caller, name, uses, self._modules.decide(name, read_only), key)
         if isinstance(decision, Ask):
             access = "reading" if read_only else "changes"
-            ask = Ask(acting_capabilities(definition))
+            ask = Ask(tuple(c for c in uses if c != READ_GAME))  # the window's, as InvokeBuiltInAsync asks
             asked_by = "" if caller is None else f", asked by {self._installed.display_name(caller)}"
             decision = await self._ask_player(
                 HOST_NAME,
@@ -218,17 +219,17 @@ class CallPath:
         modes = [self._policies.check_permission(caller, c) for c in acting or [READ_GAME]]
         return max(modes, key=_STRICTNESS.index)
 
-    def _decide_for_plugin(self, caller: str, definition: ToolDefinition, module: Decision, key: str) -> Decision:
-        """One of XIV MCP's own tools in a plugin's job: the module's settings and the plugin's own
-        permissions, the stricter deciding, in the real host's order (ToolGate.InvokeBuiltInAsync)."""
-        name = definition.name
+    def _decide_for_plugin(
+        self, caller: str, name: str, uses: tuple[str, ...], module: Decision, key: str
+    ) -> Decision:
+        """One of XIV MCP's own tools, `name`, doing what `uses` says, in a plugin's job: the
+        module's settings and the plugin's own permissions, the stricter deciding, in the real
+        host's order (ToolGate.InvokeBuiltInAsync)."""
         if isinstance(module, Deny) and module.reason == "module_off":
             return module
         who = self._installed.display_name(caller)
         if name in NOT_FOR_PLUGINS:
             return Deny(f"{name} is not available to plugins (asked by {who}).", reason="not_for_plugins")
-        module_id = self._modules.module_of(name)
-        uses = builtin_capabilities(name, None if module_id is None else module_id.id, definition.read_only)
         mode = self._caller_mode(caller, uses)
         if mode is Mode.DENY:
             return Deny(

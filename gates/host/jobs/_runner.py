@@ -339,9 +339,9 @@ class Jobs:
             self._log(job, f"{step.id}: {text[:PROGRESS_LIMIT]}")
 
         try:
-            args = JobChecks.decode_args(args)  # caller: a plugin's job is held to that plugin's permissions too
-            return await self._call_path.call_tool(
-                step.tool, args, on_progress=progress, on_started=started, as_step=True, caller=job.owner
+            decoded = JobChecks.decode_args(args)
+            return await self._call_path.call_tool(  # a plugin's job is held to that plugin's permissions too
+                step.tool, decoded, on_progress=progress, on_started=started, as_step=True, caller=job.owner
             )
         finally:
             run.call_id = None

@@ -1,5 +1,6 @@
-"""What XIV MCP's own tools do, in the capabilities plugins declare: a plugin's job running one is
-held to what the player allows that plugin through these (the real host's `BuiltInCapabilities`).
+"""What XIV MCP's own tools do, in the capabilities plugins declare (the real host's
+`BuiltInCapabilities`): an approval window for one lists these, and a plugin's job running one is
+held to what the player allows that plugin through them.
 
 A reading tool reads the game; a changing one has its own list, else its module's, else it uses
 game windows. An integration's tools declare theirs in the real host's integration catalog, which
