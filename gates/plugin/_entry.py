@@ -76,10 +76,11 @@ def bus_keys(bus: str, data_dir: Path | None = None) -> CurveClient | None:
     return keys if keys is not None and keys.server == server else None
 
 
-def run_on_asyncio(main: Callable[[T], Awaitable[None]], arg: T) -> None:
+def run_on_asyncio(main: Callable[[T], Awaitable[None]], arg: T, *, name: str = "") -> None:
     """``main(arg)`` on the bus's event loop until it returns or Ctrl-C; a bus error (no broker,
-    the name taken) is one line, and its traceback when debug logging is on, and status 2."""
+    the name taken) is one line ("`name`: why"), and its traceback when debug logging is on, and
+    status 2."""
     debugging = logging.getLogger("gates.plugin").isEnabledFor(logging.DEBUG)
-    code = run_main(main, arg, verbose=debugging, interrupted=0)
+    code = run_main(main, arg, name=name, verbose=debugging, interrupted=0)
     if code:
         sys.exit(code)

@@ -269,15 +269,15 @@ class Plugin:
         """
         if bus is None:
             bus = parse_command_line(self.internal_name, argv)
-        run_on_asyncio(self._serve, bus)
+        run_on_asyncio(self._serve, bus, name=self.internal_name)
 
     async def _serve(self, bus: str) -> None:
         name = self.internal_name
         async with anyio.create_task_group() as tg:
             await tg.start(_stop_on_sigterm, tg.cancel_scope)  # before joining: a SIGTERM at once is heard
             async with self.connected(bus) as client:
-                # What the samples say, for the person who started it and a test that waits for a line
-                # ("NAME: registered N tools", as the test kit's launcher prints it).
+                # What the samples say, for the person who started it and for a test that waits for
+                # "NAME: registered N tools" (`gates.testing`'s plugin processes).
                 _say(f"{name}: connected to {client.pi.endpoint}")
                 client.on_registration_failed(lambda message: _say(f"{name}: XIV MCP refused a tool: {message}"))
                 await client.wait_registered()

@@ -2,7 +2,7 @@
 
     python -m gates.testing._launch MODULE ATTRIBUTE --bus tcp://127.0.0.1:37520
 
-What `plugin.run(bus=...)` does, plus two lines a test can wait for instead of guessing: once
+It is `plugin.run(bus=...)`, which prints the lines a test can wait for instead of guessing: once
 XIV MCP has been sent every tool, "NAME: registered N tools", and for each definition it refused,
 "NAME: XIV MCP refused a tool: MESSAGE". Ctrl-C (SIGINT, the kit's stop) leaves the bus at once.
 """
@@ -13,35 +13,15 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Final
 
-import anyio
-
-from broker import run_main
 from gates.plugin import Plugin
 
-__all__ = ["REFUSED", "registered_line", "main"]
-
-REFUSED: Final = "XIV MCP refused a tool:"
+__all__ = ["main", "registered_line"]
 
 
 def registered_line(internal_name: str) -> str:
-    """The start of the line the launcher prints once XIV MCP has been sent every tool."""
+    """The start of the line `plugin.run()` prints once XIV MCP has been sent every tool."""
     return f"{internal_name}: registered "
-
-
-def _say(text: str) -> None:
-    print(text, flush=True)
-
-
-async def _serve(plugin: Plugin, bus: str) -> None:
-    name = plugin.internal_name
-    async with plugin.connected(bus) as client:
-        client.on_registration_failed(lambda message: _say(f"{name}: {REFUSED} {message}"))
-        await client.wait_registered()
-        count = len(plugin.definitions)
-        _say(f"{registered_line(name)}{count} tool{'' if count == 1 else 's'}")
-        await anyio.sleep_forever()
 
 
 def _plugin_of(module_name: str, attribute: str) -> Plugin:
@@ -57,9 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("attribute", help="the Plugin's name in that module")
     parser.add_argument("--bus", required=True, help="the bus endpoint of the test's system")
     args = parser.parse_args(argv)
-    plugin = _plugin_of(args.module, args.attribute)
     # No broker, or the name taken by a live process: "NAME: why" and status 2. Ctrl-C: 0.
-    return run_main(_serve, plugin, args.bus, name=plugin.internal_name, interrupted=0)
+    _plugin_of(args.module, args.attribute).run(bus=args.bus)
+    return 0
 
 
 if __name__ == "__main__":
