@@ -121,6 +121,14 @@ async def events_after(host: StandIn, *acts: Callable[[], object]) -> list[str]:
     return seen
 
 
+async def drain(stream: Any, ended: anyio.Event | None = None) -> None:
+    """Read a page's stream to its end, then set `ended`."""
+    async for _ in stream:
+        pass
+    if ended is not None:
+        ended.set()
+
+
 async def test_the_game_coming_or_going_and_its_changes_reach_the_game_panel() -> None:
     # SPEC: C1
     host = StandIn()
@@ -142,26 +150,14 @@ async def test_a_pages_stream_ends_with_its_session_and_with_the_host() -> None:
     stream = hub.events(lambda: logged_in[0], ping=0.05)
     async with anyio.create_task_group() as tg:
         ended = anyio.Event()
-
-        async def read() -> None:
-            async for _ in stream:
-                pass
-            ended.set()
-
-        tg.start_soon(read)
+        tg.start_soon(drain, stream, ended)
         logged_in[0] = False  # logged out: the stream notices within a ping, with no change at all
         with anyio.fail_after(WAIT):
             await ended.wait()
     other = hub.events(lambda: True, ping=WAIT)
     async with anyio.create_task_group() as tg:
         done = anyio.Event()
-
-        async def read_other() -> None:
-            async for _ in other:
-                pass
-            done.set()
-
-        tg.start_soon(read_other)
+        tg.start_soon(drain, other, done)
         with anyio.fail_after(WAIT):
             while hub.pages == 0:
                 await anyio.lowlevel.checkpoint()
@@ -175,10 +171,6 @@ async def test_a_pages_stream_ends_with_its_session_and_with_the_host() -> None:
 async def test_the_hub_is_full_at_max_pages() -> None:
     hub = hub_of(StandIn())
     streams = [hub.events(lambda: True, ping=WAIT) for _ in range(MAX_PAGES)]
-
-    async def drain(stream: Any) -> None:
-        async for _ in stream:
-            pass
 
     async with anyio.create_task_group() as tg:
         for stream in streams:
