@@ -32,6 +32,7 @@ from gates.contract import (
     DEFAULT_BUS,
     ENV_BUS,
     ENV_DATA_DIR,
+    REAL_HOST_READ,
     EscapedLogFormatter,
     bus_is_local,
     default_data_dir,
@@ -86,7 +87,17 @@ def _version() -> str:
         version = metadata.version("xivmcp-bus")
     except metadata.PackageNotFoundError:
         version = "unknown"
-    return f"xivmcp {version} (XIV MCP API {API_VERSION})"
+    read = REAL_HOST_READ
+    width = max(len(file.path) for file in read.files)
+    files = [f"  {file.path:<{width}}  {file.commit}" for file in read.files]
+    return "\n".join(
+        [
+            f"xivmcp {version} (XIV MCP API {API_VERSION})",
+            f"simulates XIV MCP {read.version} ({read.repo}), checked against these files at these commits:",
+            *files,
+            "Run your checks again when XIV MCP updates past them (docs/fidelity.md lists what still differs).",
+        ]
+    )
 
 
 class _VersionAction(argparse.Action):

@@ -26,7 +26,10 @@ __all__ = ["to_json", "to_junit", "to_text"]
 
 def to_text(report: CheckReport, *, verbose: bool = False) -> str:
     """One line per finding (`verbose`: also the arguments that showed it), then the summary."""
-    lines = [f"xivmcp check {report.target} (plugin {report.plugin or '?'})"]
+    lines = [
+        f"xivmcp check {report.target} (plugin {report.plugin or '?'})",
+        f"verdicts of {report.real_host.line()}",
+    ]
     for finding in _in_order(report.findings):
         where = f" [{finding.spec}]" if finding.spec else ""
         lines.append(f"{finding.severity.value:<7} {finding.tool}: {finding.rule.value}{where}: {finding.message}")
@@ -74,6 +77,15 @@ def to_junit(report: CheckReport) -> str:
         skipped="0",
         time=f"{report.seconds:g}",
     )
+    read = report.real_host
+    suite_properties = ET.SubElement(suite, "properties")
+    for key, value in (
+        ("xivmcp.realHost.version", read.version),
+        ("xivmcp.realHost.apiVersion", str(read.api_version)),
+        ("xivmcp.realHost.repo", read.repo),
+        *((f"xivmcp.realHost.commit.{file.path}", file.commit) for file in read.files),
+    ):
+        ET.SubElement(suite_properties, "property", name=key, value=value)
     for name, check, found in cases:
         case = ET.SubElement(suite, "testcase", classname=f"{report.plugin or report.target}.{name}", name=check.value)
         errors, warnings = _errors(found), [f for f in found if f.severity is Severity.WARNING]

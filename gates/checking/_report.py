@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from gates.contract import REAL_HOST_READ, RealHostRead
+
 __all__ = ["Check", "CheckReport", "Finding", "Rule", "Severity", "ToolChecked"]
 
 
@@ -93,6 +95,9 @@ class CheckReport(msgspec.Struct, kw_only=True):
     notes: list[str] = []
     """What the check could not look at, and why (for example refusals of a plugin run as a command line)."""
     seconds: float = 0.0
+    real_host: RealHostRead = REAL_HOST_READ
+    """The real XIV MCP whose verdicts these are: its version and the commits the simulator was
+    checked against (`xivmcp --version` lists them), so a CI log says when to check again."""
 
     @property
     def errors(self) -> list[Finding]:

@@ -10,6 +10,7 @@ It knows nothing of the host, MCP or sockets, and imports nothing else of ``gate
 * decoders whose errors say what to send instead, and the encoder (``_codec``);
 * the replies every host gate answers, ``{"ok": true, ...}`` or ``{"ok": false, ...}`` (``_replies``);
 * the rules of a tool definition (``_definition``) and the error tree (``_errors``);
+* which real XIV MCP this follows, and the commits read (``_real_host``);
 * where a running system is: the runtime file in its data dir (``_runtime``);
 * a plugin's manifest, as Dalamud knows an installed plugin (``_manifest``);
 * proving the player key without sending it: nonces, tagged MACs, the proof document (``_proof``);
@@ -144,6 +145,7 @@ from ._proof import (
     new_nonce,
     tagged_mac,
 )
+from ._real_host import REAL_HOST_READ, RealHostFile, RealHostRead
 from ._replies import (
     MAX_ERROR_TEXT,
     decode_host_reply,
@@ -220,10 +222,13 @@ __all__ = [
     "BUILTIN_TOOL_NAMES",
     "NOT_FOR_PLUGINS",
     "REAL_HOST",
+    "REAL_HOST_READ",
     "BuiltinModule",
     "BuiltinTool",
     "MaintainedPlugin",
     "RealHostCatalog",
+    "RealHostFile",
+    "RealHostRead",
     "RealHostSource",
     "GATE_SIGNATURES",
     "HOST_NAME",

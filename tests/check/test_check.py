@@ -14,7 +14,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from gates.checking import CheckReport, Rule, Severity, to_text
+from gates.checking import CheckReport, Rule, Severity, to_json, to_text
+from gates.contract import REAL_HOST_READ
 
 from ._running import run_check_cli
 
@@ -72,6 +73,15 @@ def test_check_finds_each_planted_fault_of_the_careless_sample_and_nothing_else(
 
     text = to_text(report).splitlines()
     assert text[0] == "xivmcp check plugins_sample.careless (plugin Careless)"
+    # whose verdicts these are, so a CI log says when to check again (issue 28)
+    assert text[1] == f"verdicts of {REAL_HOST_READ.line()}" and "XIV MCP 0.3.0.0 (API 2; " in text[1]
+    properties = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    assert properties["xivmcp.realHost.version"] == REAL_HOST_READ.version
+    assert properties["xivmcp.realHost.commit.XivMcp/Api/PluginApi.cs"] == "9de90097"
+    assert msgspec.json.decode(to_json(report))["real_host"]["files"][0] == {
+        "path": "XivMcp/XivMcp.csproj",
+        "commit": REAL_HOST_READ.files[0].commit,
+    }
     assert sum(line.startswith("error   ") for line in text) == 3
     assert text[-1].startswith("FAILED: 3 tools, ") and text[-1].endswith("3 errors, 3 warnings.")
 

@@ -212,7 +212,7 @@ def test_the_json_report_decodes_into_the_report_and_the_text_ends_with_the_summ
     assert msgspec.json.decode(to_json(report), type=CheckReport) == report
     assert report.exit_code == 1
     lines = to_text(report).splitlines()
-    assert lines[1:4] == [
+    assert lines[2:5] == [
         "error   p_a: changed_on_error: m1",
         "error   p_x: refused_definition: m3",
         "warning p_a: progress_cut: m2",
@@ -335,7 +335,7 @@ def test_s3_the_junit_text_and_json_reports_show_a_plugins_control_characters_es
         "XIV MCP refused p_\\x1b[2K\\x00\\x0c\\ud800\\ufffe\\u202e:\\r\\x9b"
     )
     text = to_text(report)
-    assert text.splitlines()[1].startswith("error   p_\\x1b[2K\\x00\\x0c\\ud800\\ufffe\\u202e: refused_definition")
+    assert text.splitlines()[2].startswith("error   p_\\x1b[2K\\x00\\x0c\\ud800\\ufffe\\u202e: refused_definition")
     assert not any(c in text for c in "\x1b\x00\x0c\ud800\r\x9b\u202e\x07")
     plain = msgspec.structs.replace(report.findings[0], tool="p\x9b\u202e", message="m\x9b")
     encodable = msgspec.structs.replace(report, findings=[plain])  # JSON has no text for a lone surrogate

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gates.contract import RuntimeInfo, write_runtime
+from gates.contract import REAL_HOST_READ, RuntimeInfo, write_runtime
 
 from ._system import ROOT, WAIT, Process, XivMcpSystem, free_endpoint, new_system, xivmcp_argv
 
@@ -158,4 +158,12 @@ async def test_one_data_dir_one_host_and_a_killed_hosts_lock_is_taken_over(fresh
 
 async def test_version() -> None:
     done = await run(*xivmcp_argv("--version"))
-    assert done.stdout.startswith("xivmcp 0.1.0 (XIV MCP API 2)")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "xivmcp 0.1.0 (XIV MCP API 2)"
+    # the real host it follows, from the one table the ledger is checked against (issue 28)
+    assert lines[1] == (
+        "simulates XIV MCP 0.3.0.0 (IndividualGather/xiv-mcp), checked against these files at these commits:"
+    )
+    listed = {line.split()[0]: line.split()[1] for line in lines[2:-1]}
+    assert listed == {file.path: file.commit for file in REAL_HOST_READ.files}
+    assert listed["XivMcp/Api/PluginApi.cs"] == "9de90097"
