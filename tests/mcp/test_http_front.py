@@ -92,6 +92,11 @@ async def test_f7_get_without_a_session_or_an_event_stream_accept_is_405(xiv: Xi
         answer = await send(xiv, None, headers, method="GET")
         assert text_of(answer, 405) == "GET needs an Mcp-Session-Id header and Accept: text/event-stream"
         assert answer.headers["allow"] == "POST, DELETE"
+    # kept: the package's transport holds one event stream per session (the real host, a list)
+    stream_headers = bearer(xiv, **{"Mcp-Session-Id": sid, "Accept": "text/event-stream"})
+    async with httpx2.AsyncClient(timeout=10) as http, http.stream("GET", xiv.url, headers=stream_headers) as first:
+        assert first.status_code == 200 and first.headers["content-type"].startswith("text/event-stream")
+        assert (await http.get(xiv.url, headers=stream_headers)).status_code == 409
     other = await send(xiv, None, bearer(xiv), method="PUT")
     assert text_of(other, 405) == "Method not allowed" and other.headers["allow"] == "GET, POST, DELETE"
     nothing_to_end = await send(xiv, None, bearer(xiv), method="DELETE")
