@@ -97,6 +97,7 @@ RULES: Final[dict[str, str]] = {
     "F3": "The assistant sees what the real host shows; the simulator's extensions are off by default.",
     "F4": "The whole before/after difference is judged, whoever made each change; admin gates answer the player.",
     "F5": "Every known difference from the real host is in the fidelity ledger; each kept one has a test.",
+    "F7": "The MCP endpoint answers HTTP as the real McpServer does; its resources are caches in the real shapes.",
     # A bus nobody can abuse (the trust boundary is this OS user; issue 20).
     "S1": "A plugin's private gates and the CLI's own gates answer only the host; ids are unguessable.",
     "S2": "No unbounded work for broker or host; queues bounded in bytes; a slow reader is cut off.",

@@ -58,7 +58,7 @@ REAL_HOST_READ: Final = RealHostRead(
         ("XivMcp/XivMcp.csproj", "2acf0c31"),
         ("XivMcp/Api/PluginApi.cs", "9de90097"),
         ("XivMcp/Api/IpcCaller.cs", "74934ba3"),
-        ("XivMcp/Mcp/McpServer.cs", "59c8ccd9"),
+        ("XivMcp/Mcp/McpServer.cs", "b0e2678c"),
         ("XivMcp/Util/Security.cs", "59c8ccd9"),
         ("XivMcp.Core/Permissions/ToolGate.cs", "9de90097"),
         ("XivMcp.Core/Permissions/Caller.cs", "9de90097"),
@@ -73,5 +73,7 @@ REAL_HOST_READ: Final = RealHostRead(
         ("XivMcp.Core/Integrations/IntegrationCatalog.cs", "586dbf06"),
         ("XivMcp.Core/Integrations/PluginCatalog.cs", "586dbf06"),
         ("XivMcp.Core/Integrations/ToolRequirements.cs", "9f3a057b"),
+        ("XivMcp/Mcp/McpServer.Resources.cs", "b2eb72ad"),
+        ("XivMcp/Util/Caches.cs", "38ab4774"),
     ),
 )

@@ -1,12 +1,15 @@
-"""The MCP endpoint on HTTP: the package's session manager in a small Starlette app, served by uvicorn (A1).
+"""The MCP endpoint on HTTP: the real host's front over the package's session managers, served by uvicorn (A1, F7).
 
-    request ─► Guard ─► Origin (403) ─► bearer token (401, hmac) ─► session manager
-                  │                                                   └─ Host header (421), sessions,
-                  │                                                      JSON responses, both eras
-                  └─ a POST whose client goes away: sets its ClientGone, and its calls are cancelled
+    request ─► path ─┬─ /console, /console/…  the player's web console (`gates.console`), behind a
+                     │                        guard of its own: a session from a one-time link,
+                     │                        never the MCP token
+                     ├─ /mcp, / (any trailing /)  `McpFront` (`_front.py`): Host, Origin, token,
+                     │                        session, method, batches as the real host answers
+                     │                        them; then the package: sessions (2025 era), the
+                     │                        stateless path, the 2026-07-28 era; JSON responses
+                     └─ anything else         404 "Not found. The MCP endpoint is /mcp"
 
-Beside it, `/console` serves the player's web console (`gates.console`), behind a guard of its own:
-a session from a one-time link, never the MCP token.
+A POST whose client goes away sets its ClientGone, and its calls are cancelled.
 
 It binds the loopback interface only unless `allow_remote_http` says otherwise, and the token is
 `DATA_DIR/token` (see `_settings.py`). uvicorn runs inside the host's task group, without its own
@@ -15,34 +18,29 @@ signal handling: `run_host` starts the endpoint after the gates and closes it be
 
 from __future__ import annotations
 
-import asyncio
-import hmac
+import contextlib
 import logging
 import socket
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Final
 
 import anyio
 import anyio.abc
 import uvicorn
-from mcp.server.streamable_http_manager import (
-    DEFAULT_SESSION_IDLE_TIMEOUT,
-    StreamableHTTPASGIApp,
-    StreamableHTTPSessionManager,
-)
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
-from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.routing import Router
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gates.console import Console
+from gates.console import CONSOLE_PATH, Console
 from gates.host import Host
 
+from ._front import NOT_FOUND, McpFront, text_answer
 from ._limits import HttpLimits, bounded_h11
-from ._notify import SESSION_HEADER, Notifier, Sessions
-from ._server import CLIENT_GONE, ClientGone, build_server
+from ._notify import Notifier
+from ._server import build_server
 from ._settings import (
     MCP_PATH,
     EndpointError,
@@ -59,6 +57,8 @@ __all__ = ["HttpLimits", "McpEndpoint", "uvicorn_server"]
 log = logging.getLogger("gates.mcp")
 
 SHUTDOWN_SECONDS: Final = 3.0
+SESSION_IDLE_SECONDS: Final = 12 * 60 * 60
+"""A session not seen for this long is forgotten, as the real host forgets one (`StartSession`)."""
 
 
 _ANY_ADDRESS: Final = ("0.0.0.0", "::")
@@ -67,7 +67,8 @@ _CONSOLE_NAMES: Final = ("127.0.0.1", "localhost", "[::1]")
 
 
 def _origins_and_hosts(bind_host: str, port: int) -> tuple[list[str], list[str]]:
-    """The Origin values and Host headers the endpoint accepts: this machine's names, with our port."""
+    """The Host headers the endpoint accepts (this machine's names, with our port) and the exact
+    Origins it takes beside the local ones (`is_local_origin`): the bound address's, when remote."""
     names = ["127.0.0.1", "localhost"] if is_loopback(bind_host) or bind_host in _ANY_ADDRESS else []
     if bind_host not in names and bind_host not in _ANY_ADDRESS:
         names.append(f"[{bind_host}]" if ":" in bind_host else bind_host)
@@ -76,105 +77,42 @@ def _origins_and_hosts(bind_host: str, port: int) -> tuple[list[str], list[str]]
     return origins, hosts
 
 
-def _security(bind_host: str, hosts: list[str], origins: list[str]) -> TransportSecuritySettings:
-    """DNS-rebinding protection: only our Host headers. Bound to every interface (--allow-remote-http),
-    the names other machines use are unknown, so the Host check is off; the token and Origin still hold."""
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=bind_host not in _ANY_ADDRESS, allowed_hosts=hosts, allowed_origins=origins
-    )
+class _Paths:
+    """Which app answers a path: the console under its own path, the MCP front at `/mcp` and `/`
+    (the real host's `path is "/mcp" or ""` once trailing slashes are trimmed), else the real
+    host's 404. A path under /console never reaches the front, with or without the console's key."""
 
-
-class _Guard:
-    """Origin and bearer token first; then watch each POST's client, and track GET streams and DELETEs."""
-
-    def __init__(self, app: ASGIApp, *, token: TokenFile | None, origins: list[str], sessions: Sessions) -> None:
-        self.app = app
-        self._token = token
-        self._origins = frozenset(origins)
-        self._sessions = sessions
+    def __init__(self, front: McpFront, console: ASGIApp, lifespan: ASGIApp) -> None:
+        self._front = front
+        self._console = console
+        self._lifespan = lifespan
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(scope, receive, send)
+            return
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
             return
-        headers = Headers(scope=scope)
-        origin = headers.get("origin")
-        if origin is not None and origin not in self._origins:
-            response = _refuse(403, "forbidden_origin", f"Requests from {origin[:100]} are not allowed.")
-            await response(scope, receive, send)
-            return
-        if self._token is not None and not self._authorized(headers.get("authorization")):
-            response = _refuse(
-                401, "unauthorized", "Send the header 'Authorization: Bearer TOKEN' (see `xivmcp connect`)."
-            )
-            response.headers["WWW-Authenticate"] = 'Bearer realm="xivmcp"'
-            await response(scope, receive, send)
-            return
-        sid = headers.get(SESSION_HEADER)
-        method = scope["method"]
-        if method == "POST":
-            await self._post(scope, receive, send)
-        elif method == "GET" and sid is not None:
-            self._sessions.stream_opened(sid)
-            try:
-                await self.app(scope, receive, send)
-            finally:
-                self._sessions.stream_closed(sid)
+        path: str = scope["path"]
+        if path == CONSOLE_PATH or path.startswith(CONSOLE_PATH + "/"):
+            await self._console(scope, receive, send)
+        elif path.rstrip("/") in (MCP_PATH, ""):
+            await self._front(scope, receive, send)
         else:
-            await self.app(scope, receive, send)
-            if method == "DELETE" and sid is not None:
-                self._sessions.forget(sid)
-
-    def _authorized(self, header: str | None) -> bool:
-        assert self._token is not None
-        scheme, _, credentials = (header or "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip().encode(), self._token.current())
-
-    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Read the body, then serve it while watching for the client to go away (uvicorn does not cancel)."""
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            if len(body) > DEFAULT_MAX_REQUEST_BODY_SIZE:
-                await _refuse(413, "too_large", "The request body is too large.")(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
-        gone = ClientGone()
-        scope[CLIENT_GONE] = gone
-        pending: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
-
-        async def replay() -> Message:
-            if pending:
-                return pending.pop()
-            await gone.wait()
-            return {"type": "http.disconnect"}
-
-        # uvicorn tells only a task that awaits receive() that the client went away. A plain
-        # asyncio task (uvicorn runs on asyncio), cancelled without waiting for it: a task group
-        # would cost each request more than the call it serves (its cancellation takes extra turns
-        # of the loop). The watcher touches nothing but `gone`, so it may outlive us for a turn.
-        watcher = asyncio.get_running_loop().create_task(_watch(receive, gone))
-        try:
-            await self.app(scope, replay, send)
-        finally:
-            watcher.cancel()
+            await text_answer(404, NOT_FOUND)(send)
 
 
-async def _watch(receive: Receive, gone: ClientGone) -> None:
-    try:
-        while (await receive())["type"] != "http.disconnect":
-            pass
-    except Exception as exc:  # nobody awaits this task: say it here, and take the client for gone
-        log.debug("watching a POST's client failed: %r", exc)
-    gone.set()
+def _lifespan(*managers: StreamableHTTPSessionManager) -> ASGIApp:
+    """The app's lifespan: the session managers run while it serves."""
 
+    @contextlib.asynccontextmanager
+    async def running(_: Starlette) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for manager in managers:
+                await stack.enter_async_context(manager.run())
+            yield
 
-def _refuse(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "error_description": message}, status_code=status)
+    return Starlette(lifespan=running)
 
 
 def uvicorn_server(app: ASGIApp, *, lifespan: str, limits: HttpLimits | None = None) -> uvicorn.Server:
@@ -243,17 +181,25 @@ class McpEndpoint:
             raise EndpointError(taken_message(config.http_host, config.http_port, exc)) from exc
         port = sock.getsockname()[1]
         origins, hosts = _origins_and_hosts(config.http_host, port)
-        notifier = Notifier(host, idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT)
-        manager = StreamableHTTPSessionManager(
-            app=build_server(host, notifier),
-            json_response=True,
-            security_settings=_security(config.http_host, hosts, origins),
-            session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
+        notifier = Notifier(host, idle_timeout=SESSION_IDLE_SECONDS)
+        server_app = build_server(host, notifier)
+        # Host and Origin are the front's to judge (as the real host judges Origin); the package's
+        # own check would refuse the local origins the real host serves.
+        unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        sessions = StreamableHTTPSessionManager(
+            app=server_app, json_response=True, security_settings=unchecked, session_idle_timeout=SESSION_IDLE_SECONDS
         )
-        guarded = _Guard(
-            StreamableHTTPASGIApp(manager),
+        stateless = StreamableHTTPSessionManager(
+            app=server_app, json_response=True, security_settings=unchecked, stateless=True
+        )
+        front = McpFront(
+            sessions,
+            stateless,
             token=None if config.auth_disabled else token,
-            origins=origins,
+            # Bound to every interface (--allow-remote-http), the names other machines use are
+            # unknown, so the Host check is off; the token and Origin still hold.
+            hosts=None if config.http_host in _ANY_ADDRESS else frozenset(hosts),
+            origins=frozenset(origins),
             sessions=notifier.sessions,
         )
         url = mcp_url(config.http_host, port)
@@ -267,7 +213,7 @@ class McpEndpoint:
             apps=notifier.sessions.clients,
         )
         # The console has its own guard (session cookie, CSRF): the MCP token never opens it.
-        app = Starlette(routes=[Route(MCP_PATH, guarded), console.route], lifespan=lambda _: manager.run())
+        app = _Paths(front, Router(routes=[console.route]), _lifespan(sessions, stateless))
         server = uvicorn_server(app, lifespan="on")
         try:
             await server.startup(sockets=[sock])

@@ -42,13 +42,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gates.contract import HOST_NAME, JobInfo, encode_json
 from gates.host import AuditEntry, Host
 
-__all__ = ["AUDIT_URI", "JOBS_URI", "PLUGINS_URI", "Notifier", "Sessions", "session_id_of"]
+__all__ = ["AUDIT_URI", "CACHE_PREFIX", "JOBS_URI", "PLUGINS_URI", "Notifier", "Sessions", "session_id_of"]
 
 log = logging.getLogger("gates.mcp")
 
-PLUGINS_URI: Final = "xiv://cache/plugins"
-AUDIT_URI: Final = "xiv://cache/audit"
-JOBS_URI: Final = "xiv://cache/jobs"
+CACHE_PREFIX: Final = "xiv://cache/"
+PLUGINS_URI: Final = CACHE_PREFIX + "plugins"
+AUDIT_URI: Final = CACHE_PREFIX + "audit"
+JOBS_URI: Final = CACHE_PREFIX + "jobs"
 SESSION_HEADER: Final = "mcp-session-id"
 
 
@@ -73,6 +74,8 @@ class Sessions:
     def __init__(self, idle_timeout: float) -> None:
         self._idle = idle_timeout
         self._by_id: dict[str, _Session] = {}
+        self._stateless_seen: float | None = None
+        """When a request without a session last came (the real host's `lastStatelessRequestUtc`)."""
 
     def _entry(self, sid: str) -> _Session:
         entry = self._by_id.get(sid)
@@ -90,9 +93,10 @@ class Sessions:
         return await call_next(ctx)
 
     def clients(self) -> list[tuple[str, bool, float]]:
-        """The AI apps with a session now: (name and version as the app gave them, whether it listens
-        for notifications, seconds since its last request), the latest first. Apps of the
-        2026-07-28 era have no session and are not listed."""
+        """The AI apps seen, as the real host's `Clients()` lists them: (name and version as the app
+        gave them at initialize, whether it listens for notifications, seconds since its last
+        request), the latest first; requests without a session (the stateless path, the
+        2026-07-28 era) as one "unnamed client (no session)"."""
         now = time.monotonic()
         found = []
         for entry in self._by_id.values():
@@ -100,9 +104,15 @@ class Sessions:
             if params is None:
                 continue
             info = params.client_info
-            name = f"{info.name} {info.version}".strip()
+            name = f"{info.name} {info.version}".strip() or "unnamed client"
             found.append((name, entry.streams > 0, now - entry.last_seen))
+        if self._stateless_seen is not None:
+            found.append(("unnamed client (no session)", False, now - self._stateless_seen))
         return sorted(found, key=lambda client: client[2])
+
+    def stateless_request(self) -> None:
+        """A request came without a session."""
+        self._stateless_seen = time.monotonic()
 
     def stream_opened(self, sid: str) -> None:
         self._entry(sid).streams += 1
@@ -180,6 +190,11 @@ class Notifier:
         self._cards: dict[str, str] = {}
         """Each plugin's card when the plugins resource was last announced, as a signature."""
         self._tools[HOST_NAME] = self.tools_signature(HOST_NAME)
+        self._versions: dict[str, int] = {}
+        """Each resource's updates announced so far (a cache's `version`)."""
+
+    def version(self, uri: str) -> int:
+        return self._versions.get(uri, 0)
 
     def tools_signature(self, plugin: str) -> str:
         """The names of the plugin's listed tools: the real host tells of a change when the names
@@ -279,6 +294,7 @@ class Notifier:
             await self.resource_updated(JOBS_URI)
 
     async def resource_updated(self, uri: str) -> None:
+        self._versions[uri] = self._versions.get(uri, 0) + 1
         await self.bus.publish(ResourceUpdated(uri=uri))
         for session, subscriptions in self.sessions.live():
             if uri in subscriptions:

@@ -3,7 +3,7 @@
     tools/list      the tools listed now by the real host's rules (`OfferedTools`), by name, 100 a page
     tools/call      Host.call_tool: the gate (allow / ask / deny), then the plugin's Invoke;
                     a refused or failed call is an isError result, an unknown tool a JSON-RPC error
-    resources/*     each cache as xiv://cache/<id>: plugins (the registry) and audit (the log's tail)
+    resources/*     each cache as xiv://cache/<id>, in the real host's shapes (`_caches.py`)
 
 What the assistant sees is what the real host shows it (F3, `XivMcp/Mcp/McpServer.cs`): each tool's
 name, description, inputSchema and annotations (readOnlyHint, destructiveHint, openWorldHint false),
@@ -41,16 +41,17 @@ import anyio
 import anyio.abc
 import mcp_types as types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gates.contract import HOST_NAME, encode_json, input_schema_of
-from gates.host import CallOutcome, Host, OfferedTool, job_summary
-from gates.player import PluginsReport
+from gates.contract import HOST_NAME, input_schema_of
+from gates.host import CallOutcome, Host, OfferedTool
 
-from ._notify import AUDIT_URI, JOBS_URI, PLUGINS_URI, Notifier, session_id_of
+from ._caches import CacheResources
+from ._notify import Notifier
 
 __all__ = ["CLIENT_GONE", "PAGE_SIZE", "ClientGone", "Handlers", "ToolList", "build_server", "json_text", "result_text"]
 
@@ -59,7 +60,6 @@ log = logging.getLogger("gates.mcp")
 PAGE_SIZE: Final = 100
 MADE_TOOLS: Final = 20_000
 """MCP `Tool`s kept for tools/list (4 times the most tools bench.scale registers)."""
-AUDIT_TAIL: Final = 100
 PROGRESS_BUFFER: Final = 256
 CLIENT_GONE: Final = "xivmcp.client_gone"
 """ASGI scope key: the `ClientGone` of that POST, which the HTTP guard sets when its client goes away."""
@@ -69,11 +69,6 @@ INSTRUCTIONS: Final = (
     "list_toolsets and search_tools find tools without listing them all; call_tool runs one by name. "
     "The player decides what may run: some tools ask them first, and a refusal says what to do instead."
 )
-_RESOURCES: Final = {
-    PLUGINS_URI: ("plugins", "Third-party plugins as /xivmcp shows them: state, tools, capability modes."),
-    AUDIT_URI: ("audit", f"The audit log's last {AUDIT_TAIL} entries: calls, decisions, approvals, consent."),
-    JOBS_URI: ("jobs", "The background jobs: id, name, state, the step they are at, why they wait."),
-}
 
 
 class ClientGone:
@@ -241,6 +236,7 @@ class Handlers:
         self.notifier = notifier
         self.extensions = host.config.simulator_extensions
         self.tool_list = ToolList(host, extensions=self.extensions)
+        self.caches = CacheResources(host, notifier)
 
     # --- tools ---------------------------------------------------------------------------
 
@@ -320,12 +316,7 @@ class Handlers:
     # --- resources -----------------------------------------------------------------------
 
     async def list_resources(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(uri=uri, name=name, description=text, mime_type="application/json")
-                for uri, (name, text) in _RESOURCES.items()
-            ]
-        )
+        return self.caches.listing()
 
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -334,24 +325,14 @@ class Handlers:
         return types.ListResourceTemplatesResult(resource_templates=[])
 
     async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
-        uri = _known(str(params.uri))
-        host = self.host
-        if uri == PLUGINS_URI:
-            text = encode_json(PluginsReport(plugins=host.reports.cards()))
-        elif uri == JOBS_URI:
-            text = encode_json({"jobs": [job_summary(j) for j in host.jobs.listing()]})
-        else:
-            text = encode_json({"entries": host.audit.tail(AUDIT_TAIL)})
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
-        )
+        return self.caches.read(ctx, params)
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> Any:
-        self.notifier.sessions.subscribe(session_id_of(ctx), ctx.session, _known(str(params.uri)))
+        self.caches.subscribe(ctx, params, on=True)
         return types.EmptyResult()
 
     async def unsubscribe(self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams) -> Any:
-        self.notifier.sessions.unsubscribe(session_id_of(ctx), str(params.uri))
+        self.caches.subscribe(ctx, params, on=False)
         return types.EmptyResult()
 
 
@@ -372,10 +353,28 @@ async def _forward_progress(
                 pass
 
 
-def _known(uri: str) -> str:
-    if uri not in _RESOURCES:
-        raise MCPError(types.INVALID_PARAMS, f"Unknown resource {uri[:80]!r}; see resources/list.", {"uri": uri[:200]})
-    return uri
+_NEEDS_URI: Final = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
+
+
+async def real_words(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """A server middleware: what the real host answers before any handler (`HandleMessage`) in
+    its words, where the package would answer in its own: "Method not found: {method}",
+    "Missing tool name", "Missing uri", and prompts/list's empty list (without the prompts
+    capability, which the real host does not advertise either)."""
+    params = ctx.params if isinstance(ctx.params, dict) else {}
+    if ctx.request_id is not None:
+        if ctx.method == "prompts/list":
+            return {"prompts": []}
+        if ctx.method == "tools/call" and params.get("name") is None:
+            raise MCPError(types.INVALID_PARAMS, "Missing tool name")
+        if ctx.method in _NEEDS_URI and params.get("uri") is None:
+            raise MCPError(types.INVALID_PARAMS, "Missing uri")
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        if exc.code == types.METHOD_NOT_FOUND:
+            raise MCPError(types.METHOD_NOT_FOUND, f"Method not found: {ctx.method}") from None
+        raise
 
 
 def build_server(host: Host, notifier: Notifier) -> Server[Any]:
@@ -396,5 +395,5 @@ def build_server(host: Host, notifier: Notifier) -> Server[Any]:
         on_unsubscribe_resource=handlers.unsubscribe,
         on_subscriptions_listen=notifier.listen,
     )
-    server.middleware.append(notifier.sessions.middleware)
+    server.middleware += [notifier.sessions.middleware, real_words]
     return server

@@ -12,7 +12,6 @@ from typing import Any
 
 import anyio
 import httpx2
-import mcp_types as types
 import pytest
 
 from .xiv_mcp_support import (
@@ -83,21 +82,23 @@ async def test_resources_are_listed_read_and_updated_for_subscribers(
         listed = await s.client.list_resources()
         assert {str(r.uri) for r in listed.resources} == {PLUGINS_URI, AUDIT_URI, JOBS_URI}
         assert all(r.mime_type == "application/json" for r in listed.resources)
+        assert all(str(r.uri) == f"xiv://cache/{r.name}" and r.title for r in listed.resources)
         await s.watch(PLUGINS_URI, AUDIT_URI, JOBS_URI)
         async with s.events.expect(JOBS_URI):  # SPEC: J10 - jobs are a cache resource too
             await s.client.call_tool(
                 "start_job", {"name": "hello", "steps": [{"tool": "echo", "args": {"text": "hi"}}]}
             )
-        jobs = await _wait_json(s, JOBS_URI, lambda d: any(j["name"] == "hello" for j in d["jobs"]))
-        assert [j["state"] for j in jobs["jobs"] if j["name"] == "hello"][-1] in ("queued", "running", "completed")
+        jobs = await _wait_json(s, JOBS_URI, lambda d: any(j["name"] == "hello" for j in d["data"]))
+        assert [j["state"] for j in jobs["data"] if j["name"] == "hello"][-1] in ("queued", "running", "completed")
         async with s.events.expect(PLUGINS_URI):
             await start_plugin("raw_gates")
         await s.wait_offered(*RAWPLUGIN_TOOLS)
-        plugins = await _wait_json(s, PLUGINS_URI, lambda d: any(p["name"] == "RawPlugin" for p in d["plugins"]))
+        plugins = await _wait_json(s, PLUGINS_URI, lambda d: any(p["name"] == "RawPlugin" for p in d["data"]))
         async with s.events.expect(AUDIT_URI):
             await s.client.call_tool("rawplugin_echo", {"n": 1})
         audit = await _wait_json(s, AUDIT_URI, lambda d: _calls(d, "rawplugin_echo"))
-    [raw] = [p for p in plugins["plugins"] if p["name"] == "RawPlugin"]
+    assert plugins["cache"] == "plugins" and plugins["version"] >= 1 and plugins["entries"] == []
+    [raw] = [p for p in plugins["data"] if p["name"] == "RawPlugin"]
     assert raw["state"] == "enabled" and {t["name"] for t in raw["tools"]} >= {"rawplugin_echo"}
     assert _calls(audit, "rawplugin_echo")[-1]["details"]["ok"] is True
 
@@ -111,14 +112,18 @@ async def test_f3_resource_templates_are_an_empty_list_as_the_real_host_answers(
 
 
 @ERAS
-async def test_reading_an_unknown_resource_is_a_protocol_error(xiv: XivSystem, era: str) -> None:
-    # SPEC: A9
+async def test_reading_an_unknown_resource_is_the_real_hosts_resource_not_found(xiv: XivSystem, era: str) -> None:
+    """McpServer.Resources.cs @b2eb72ad `ReadResource`: -32002 "Resource not found: {uri}"; a cache
+    is found by its id in any case, with or without the prefix (`CacheRegistry.Get`)."""
+    # SPEC: A9, F7
     from mcp.shared.exceptions import MCPError
 
     async with connect(xiv, era) as s:
         with pytest.raises(MCPError) as caught:
             await s.client.read_resource("xiv://cache/nothing")
-    assert caught.value.code == types.INVALID_PARAMS
+        found = [await s.client.read_resource(uri) for uri in ("XIV://CACHE/Jobs/", "jobs")]
+    assert (caught.value.code, caught.value.message) == (-32002, "Resource not found: xiv://cache/nothing")
+    assert [str(result.contents[0].uri) for result in found] == [JOBS_URI, JOBS_URI]
 
 
 async def test_f3_a_plugins_progress_reaches_no_mcp_client_by_default(
@@ -172,7 +177,7 @@ async def test_cancelling_a_call_reaches_the_plugin_and_it_stops(
 
 
 def _calls(audit: dict[str, Any], tool: str) -> list[dict[str, Any]]:
-    return [e for e in audit["entries"] if e["kind"] == "call" and e.get("tool") == tool]
+    return [e for e in audit["data"] if e["kind"] == "call" and e.get("tool") == tool]
 
 
 async def _wait_json(s: Session, uri: str, ready: Any) -> Any:
